@@ -1,0 +1,15 @@
+/**
+ * What TypeScript apps import from the plant store:
+ * - over HTTP: `createPlantStoreClient({ url, token })` (also at `plant-store/client`, without server code);
+ * - in process: `createCaller(context)` with a context from `createContextFactory`;
+ * - types: `AppRouter`, `Plant`, `NewPlant`, `ErrorBody`.
+ */
+export { appRouter, createCaller, type AppRouter } from './routers/app.js';
+export { createContextFactory, type Context } from './routers/trpc.js';
+export { createPlantStoreClient, type PlantStoreClientOptions } from './client/create-client.js';
+export { buildApp, type AppConfig } from './server/app.js';
+export { loadConfig, type Config } from './server/config.js';
+export { createTokenVerifier } from './server/auth/bearer-tokens.js';
+export { MongoPlantStore } from './server/plants/mongo-plant-store.js';
+export type { PlantStore } from './server/plants/plant-store.js';
+export * from './schemas/index.js';

@@ -1,0 +1,12 @@
+import { createPlant } from './create-plant.js';
+import { createCallerFactory, router } from './trpc.js';
+
+/** The whole API: every procedure, served over tRPC at /trpc and, where it has OpenAPI meta, as REST. */
+export const appRouter = router({
+  createPlant,
+});
+
+export type AppRouter = typeof appRouter;
+
+/** In-process calls: `createCaller(context).createPlant({ id, name })`. */
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+/** The one body every failure of the REST API answers with (interface: `Error`). */
+export const ErrorSchema = z
+  .object({
+    error: z.int32().meta({ description: 'Numeric error indicator: the HTTP status code', examples: [400] }),
+    message: z.string().meta({ description: 'What went wrong and, where it can, what to fix', examples: ['id must be an integer'] }),
+  })
+  .meta({ id: 'Error', description: 'An error' });
+
+export type ErrorBody = z.infer<typeof ErrorSchema>;

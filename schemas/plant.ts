@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { refuseCoercion } from './refuse-coercion.js';
+
+/**
+ * The plant shapes of the interface (shared/spec/plant-store.openapi.json), shared by the
+ * procedure, the OpenAPI document and the tests.
+ *
+ * Bounds the interface leaves open, decided here:
+ * - `id` is an integer within ±(2^53−1). JSON numbers beyond that are rounded by every JSON
+ *   parser in Node, so accepting them would store a different id than the client sent.
+ * - `name` is 1–200 characters, `tag` 0–100; both must be well-formed Unicode (a lone
+ *   surrogate cannot be stored as UTF-8 and would come back changed).
+ * - Unknown fields are rejected, so a misspelt `tga` is reported instead of silently dropped.
+ */
+
+export const MAX_PLANT_ID = Number.MAX_SAFE_INTEGER;
+export const MIN_PLANT_ID = -Number.MAX_SAFE_INTEGER;
+export const MAX_NAME_LENGTH = 200;
+export const MAX_TAG_LENGTH = 100;
+
+const idRangeMessage = `must be an integer from ${MIN_PLANT_ID} to ${MAX_PLANT_ID} (larger ids are not supported yet)`;
+
+const wellFormed = (field: string) => (value: string) => value.isWellFormed() || `${field} must be valid Unicode text`;
+
+const plantName = z
+  .string({ error: (issue) => (issue.input === undefined ? 'name is required' : 'name must be a string') })
+  .min(1, { error: 'name must not be empty' })
+  .max(MAX_NAME_LENGTH, { error: `name must be at most ${MAX_NAME_LENGTH} characters` })
+  .refine(wellFormed('name'))
+  .meta({ description: 'The name of the plant', examples: ['Monstera'] });
+
+const plantTag = z
+  .string({ error: 'tag must be a string' })
+  .max(MAX_TAG_LENGTH, { error: `tag must be at most ${MAX_TAG_LENGTH} characters` })
+  .refine(wellFormed('tag'))
+  .meta({ description: 'Tag that specifies the type of the plant', examples: ['tropical'] });
+
+const plantId = z
+  .int({
+    error: (issue) => {
+      if (issue.code !== 'invalid_type') return `id ${idRangeMessage}`;
+      return issue.input === undefined ? 'id is required' : 'id must be an integer';
+    },
+  })
+  .min(MIN_PLANT_ID, { error: `id ${idRangeMessage}` })
+  .max(MAX_PLANT_ID, { error: `id ${idRangeMessage}` })
+  .meta({ description: 'Identification number of the plant', format: 'int64', examples: [42] });
+
+export const PlantSchema = z
+  .strictObject({ name: plantName, tag: plantTag.optional() })
+  .meta({ id: 'Plant', description: 'A plant in the store' });
+
+export const NewPlantSchema = refuseCoercion(
+  z
+    .strictObject(
+      { id: plantId, name: plantName, tag: plantTag.optional() },
+      { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
+    )
+    .meta({ id: 'NewPlant', description: 'A plant to add to the store, with its identifier' }),
+);
+
+export type Plant = z.infer<typeof PlantSchema>;
+export type NewPlant = z.infer<typeof NewPlantSchema>;

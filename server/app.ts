@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { appRouter } from '../routers/app.js';
+import { createContextFactory } from '../routers/trpc.js';
+import { createTokenVerifier } from './auth/bearer-tokens.js';
+import type { Config } from './config.js';
+import { createMongoClient } from './db/mongo-client.js';
+import { registerErrorHandling } from './http/error-handling.js';
+import { registerHealthRoutes } from './http/health-routes.js';
+import { buildOpenApiDocument } from './http/openapi-document.js';
+import { OneLinePerRequest } from './http/request-log.js';
+import { registerRestRoutes } from './http/rest-routes.js';
+import { registerTrpcRoutes } from './http/trpc-routes.js';
+import { MongoPlantStore } from './plants/mongo-plant-store.js';
+import type { PlantStore } from './plants/plant-store.js';
+
+/** What the app needs from configuration: a MongoDB to use and at least one token. */
+export type AppConfig = Omit<Config, 'mongodb'> & { mongodb: Config['mongodb'] & { uri: string } };
+
+export interface AppOverrides {
+  /** Replaces the MongoDB store, for benchmarks of the HTTP layers alone. */
+  store?: PlantStore;
+}
+
+/**
+ * Builds the whole service as a Fastify instance, not yet listening. One MongoClient per app,
+ * closed with the app.
+ */
+export async function buildApp(config: AppConfig, overrides: AppOverrides = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logController: new OneLinePerRequest(),
+    genReqId: () => randomUUID(),
+    bodyLimit: config.http.bodyLimit,
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+  });
+
+  const store = overrides.store ?? createMongoStore(app, config);
+  const createContext = createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) });
+  const openApiDocument = buildOpenApiDocument(appRouter, { baseUrl: `http://${config.host}:${config.port}` });
+
+  registerErrorHandling(app, { bodyLimit: config.http.bodyLimit });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  await app.register(cors, {
+    origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['authorization', 'content-type'],
+    exposedHeaders: ['x-request-id', 'www-authenticate'],
+    maxAge: 600,
+  });
+
+  registerHealthRoutes(app, { store });
+  app.get('/openapi.json', async () => openApiDocument);
+  await registerRestRoutes(app, { router: appRouter, createContext });
+  await registerTrpcRoutes(app, { router: appRouter, createContext, bodyLimit: config.http.bodyLimit });
+  return app;
+}
+
+function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
+  const client = createMongoClient(config.mongodb);
+  app.addHook('onClose', async () => client.close());
+  const { w, journal } = config.mongodb.writeConcern;
+  return new MongoPlantStore(client.db(config.mongodb.dbName), { w, journal });
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { ConnectionString } from 'mongodb-connection-string-url';
+
+/**
+ * Service configuration, read from the environment once at start-up and passed down.
+ * Nothing else in the service reads `process.env`.
+ */
+
+const DEFAULT_DB_NAME = 'plantstore';
+
+const csv = z
+  .string()
+  .optional()
+  .transform((value) => (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== ''));
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MONGODB_URI: z
+    .string()
+    .optional()
+    .refine((uri) => uri === undefined || parseConnectionString(uri) !== undefined, {
+      error: 'must be a MongoDB connection string, like mongodb://127.0.0.1:27017/plantstore',
+    }),
+  MONGODB_TIMEOUT_MS: positiveInt(3000),
+  MONGODB_WRITE_CONCERN: z
+    .union([z.literal('majority'), z.coerce.number().int().min(0)])
+    .default('majority'),
+  MONGODB_JOURNAL: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  API_TOKENS: csv.refine((tokens) => tokens.every((token) => /^[\x21-\x7e]+$/.test(token)), {
+    error: 'tokens must be printable ASCII without spaces',
+  }),
+  CORS_ORIGINS: csv.refine((origins) => origins.every((origin) => URL.canParse(origin)), {
+    error: 'each origin must be a URL such as https://app.example',
+  }),
+  BODY_LIMIT_BYTES: positiveInt(16 * 1024),
+  REQUEST_TIMEOUT_MS: positiveInt(10_000),
+  KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
+});
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  logLevel: string;
+  mongodb: {
+    /** Unset: the caller starts the embedded MongoDB (server/db/mongo-source.ts). */
+    uri: string | undefined;
+    dbName: string;
+    timeoutMs: number;
+    writeConcern: { w: 'majority' | number; journal: boolean };
+  };
+  /** Accepted bearer tokens. Empty outside production: main.ts makes a development token. */
+  apiTokens: string[];
+  corsOrigins: string[];
+  http: { bodyLimit: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(blankToUndefined(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === 'production') {
+    const missing = [e.API_TOKENS.length === 0 && 'API_TOKENS', e.MONGODB_URI === undefined && 'MONGODB_URI'].filter(Boolean);
+    if (missing.length > 0) {
+      throw new ConfigError(`Invalid configuration:\n  ${missing.join(' and ')} must be set when NODE_ENV=production`);
+    }
+  }
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    mongodb: {
+      uri: e.MONGODB_URI,
+      dbName: (e.MONGODB_URI && parseConnectionString(e.MONGODB_URI)?.pathname.slice(1)) || DEFAULT_DB_NAME,
+      timeoutMs: e.MONGODB_TIMEOUT_MS,
+      writeConcern: { w: e.MONGODB_WRITE_CONCERN, journal: e.MONGODB_JOURNAL },
+    },
+    apiTokens: e.API_TOKENS,
+    corsOrigins: e.CORS_ORIGINS,
+    http: { bodyLimit: e.BODY_LIMIT_BYTES, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS },
+  };
+}
+
+function parseConnectionString(uri: string): ConnectionString | undefined {
+  try {
+    return new ConnectionString(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `PORT=` in a shell or .env file means "not set", not "invalid". */
+function blankToUndefined(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value?.trim() === '' ? undefined : value]));
+}

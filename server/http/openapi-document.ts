@@ -1,0 +1,46 @@
+import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import type { AppRouter } from '../../routers/app.js';
+import { ErrorSchema } from '../../schemas/error.js';
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+/**
+ * The OpenAPI document, generated from the router by trpc-to-openapi. Its error responses are
+ * rewritten to the interface's one `Error` schema, which is what the REST API really answers
+ * (trpc-to-openapi documents its own error envelope, which this service does not send).
+ */
+export function buildOpenApiDocument(router: AppRouter, { baseUrl }: { baseUrl: string }): OpenAPIObject {
+  const document = generateOpenApiDocument(router, {
+    title: 'Plant Store',
+    version: '1.0.0',
+    description: 'Stores plants. Every endpoint requires `Authorization: Bearer <token>`.',
+    baseUrl,
+    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+    defs: { Error: ErrorSchema },
+  });
+  for (const operation of operationsOf(document)) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (!status.startsWith('2')) {
+        operation.responses[status] = { description: (response as { description: string }).description, content: { 'application/json': { schema: ERROR_REF } } };
+      }
+    }
+  }
+  const schemas = document.components?.schemas;
+  if (schemas) {
+    // trpc-to-openapi's own error envelopes, no longer referenced.
+    document.components = { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => !name.startsWith('error.'))) };
+  }
+  document.security = [{ bearerAuth: [] }];
+  return document;
+}
+
+type Operation = { responses: Record<string, unknown> };
+
+function operationsOf(document: OpenAPIObject): Operation[] {
+  return Object.values(document.paths ?? {}).flatMap((pathItem) =>
+    ['get', 'put', 'post', 'patch', 'delete'].flatMap((method) => {
+      const operation = (pathItem as Record<string, Operation | undefined>)[method];
+      return operation ? [operation] : [];
+    }),
+  );
+}

@@ -1,0 +1,79 @@
+import {
+  Long,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type Collection,
+  type Db,
+  type WriteConcernSettings,
+} from 'mongodb';
+import type { NewPlant, Plant } from '../../schemas/plant.js';
+import { PlantConflictError, StoreUnavailableError, type PlantStore } from './plant-store.js';
+
+/** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
+export interface PlantDocument {
+  _id: Long;
+  name: string;
+  tag?: string;
+  createdAt: Date;
+}
+
+export const PLANTS_COLLECTION = 'plants';
+const DUPLICATE_KEY = 11000;
+
+export class MongoPlantStore implements PlantStore {
+  private readonly plants: Collection<PlantDocument>;
+
+  constructor(
+    private readonly db: Db,
+    writeConcern: WriteConcernSettings,
+  ) {
+    this.plants = db.collection<PlantDocument>(PLANTS_COLLECTION, { writeConcern });
+  }
+
+  async create(plant: NewPlant): Promise<Plant> {
+    const document: PlantDocument = {
+      _id: Long.fromNumber(plant.id),
+      name: plant.name,
+      ...(plant.tag !== undefined && { tag: plant.tag }),
+      createdAt: new Date(),
+    };
+    try {
+      await this.plants.insertOne(document);
+      return toPlant(document);
+    } catch (error) {
+      if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw toStoreError(error);
+    }
+    // The id is taken: a retry of the same create answers the stored plant; anything else conflicts.
+    // Plants are never deleted, so the document that won the insert is there to read.
+    const stored = await this.plants.findOne({ _id: document._id }).catch((error: unknown) => {
+      throw toStoreError(error);
+    });
+    if (stored && stored.name === plant.name && stored.tag === plant.tag) return toPlant(stored);
+    throw new PlantConflictError(plant.id);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.db.command({ ping: 1 });
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+}
+
+function toPlant(document: PlantDocument): Plant {
+  return document.tag === undefined ? { name: document.name } : { name: document.name, tag: document.tag };
+}
+
+/** Connection trouble becomes StoreUnavailableError (503); anything else stays unexpected (500). */
+function toStoreError(error: unknown): unknown {
+  const unreachable =
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNetworkError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoTopologyClosedError;
+  return unreachable ? new StoreUnavailableError({ cause: error }) : error;
+}
