@@ -1,0 +1,123 @@
+// The one place that decides which MongoDB the service's embedded default and the tests use:
+//   1. an explicit URI (MONGODB_URI, passed in by the caller from validated config);
+//   2. a real mongod run by mongodb-memory-server (MONGOMS_SYSTEM_BINARY, a cached binary, or a download);
+//   3. only when no mongod can be had: mongodb-memory-server running our wire-protocol emulator
+//      (tools/mongod-emulator), with one warning saying so.
+// A failed download is remembered for a few hours in a marker file so offline runs do not pay the
+// download timeouts every time.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DryMongoBinary, MongoBinary, MongoMemoryServer } from 'mongodb-memory-server';
+
+export type MongoSourceKind = 'uri' | 'mongod' | 'emulator';
+
+export interface MongoSource {
+  uri: string;
+  kind: MongoSourceKind;
+  description: string;
+  stop(): Promise<void>;
+}
+
+export interface ResolveMongoOptions {
+  uri?: string | undefined;
+  warn?: (message: string) => void;
+}
+
+const DOWNLOAD_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;
+const STOP_TIMEOUT_MS = 15_000;
+const MARKER_FILE = join(tmpdir(), 'plant-store-mongod-download-failed.json');
+
+/** Finds tools/mongod-emulator by walking up from this file (works from server/ and dist/server/). */
+function emulatorBinary(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const launcher = join(dir, 'tools', 'mongod-emulator', 'bin', 'mongod');
+    if (existsSync(launcher)) {
+      if (!existsSync(join(dir, 'tools', 'mongod-emulator', 'dist', 'main.js'))) {
+        throw new Error(`The mongod emulator is not built (${join(dir, 'tools', 'mongod-emulator', 'dist')} is missing): run npm run build`);
+      }
+      return launcher;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('tools/mongod-emulator/bin/mongod not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+/** The version a mongod-compatible binary reports, so mongodb-memory-server sees no mismatch. */
+function binaryVersion(binary: string): string | undefined {
+  const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  return /db version v?(\d+\.\d+\.\d+)/.exec(result.stdout)?.[1];
+}
+
+async function downloadRecentlyFailed(version: string): Promise<boolean> {
+  try {
+    const marker = JSON.parse(await readFile(MARKER_FILE, 'utf8')) as { version?: unknown; failedAt?: unknown };
+    return marker.version === version && typeof marker.failedAt === 'number' && Date.now() - marker.failedAt < DOWNLOAD_RETRY_AFTER_MS;
+  } catch {
+    return false;
+  }
+}
+
+async function rememberDownloadFailure(version: string, reason: string): Promise<void> {
+  await mkdir(dirname(MARKER_FILE), { recursive: true });
+  await writeFile(MARKER_FILE, JSON.stringify({ version, failedAt: Date.now(), reason }));
+}
+
+/** A real mongod binary: configured or cached first, then a download unless one failed lately. */
+async function findRealMongod(): Promise<{ binary: string; version: string; systemBinary: boolean } | undefined> {
+  const options = await DryMongoBinary.generateOptions();
+  const systemBinary = options.systemBinary !== '';
+  const existing = await DryMongoBinary.locateBinary(options);
+  if (existing) return { binary: existing, version: (systemBinary ? binaryVersion(existing) : undefined) ?? options.version, systemBinary };
+  if (await downloadRecentlyFailed(options.version)) return undefined;
+  try {
+    return { binary: await MongoBinary.getPath(options), version: options.version, systemBinary: false };
+  } catch (error) {
+    await rememberDownloadFailure(options.version, error instanceof Error ? error.message : String(error));
+    return undefined;
+  }
+}
+
+async function stopWithin(server: MongoMemoryServer): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, STOP_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([server.stop({ doCleanup: true, force: true }).then(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function startMemoryServer(kind: 'mongod' | 'emulator', binary: { binary: string; version: string; systemBinary: boolean }, description: string): Promise<MongoSource> {
+  const server = await MongoMemoryServer.create({
+    binary: binary.systemBinary ? { systemBinary: binary.binary, version: binary.version } : { version: binary.version },
+    instance: { ip: '127.0.0.1' },
+  });
+  return { uri: server.getUri(), kind, description, stop: () => stopWithin(server) };
+}
+
+export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoSource> {
+  if (options.uri) {
+    return { uri: options.uri, kind: 'uri', description: 'MongoDB at MONGODB_URI', stop: () => Promise.resolve() };
+  }
+  const real = await findRealMongod();
+  if (real) {
+    return startMemoryServer('mongod', real, `mongod ${real.version} (${real.binary}) via mongodb-memory-server`);
+  }
+  const emulator = emulatorBinary();
+  const version = binaryVersion(emulator);
+  if (!version) throw new Error(`${emulator} --version did not report a version: run npm run build`);
+  options.warn?.(
+    'No mongod available (none installed or cached, and the download failed): using the in-memory mongod emulator ' +
+      '(tools/mongod-emulator). For a real MongoDB set MONGODB_URI, or MONGOMS_SYSTEM_BINARY=/path/to/mongod, ' +
+      `or delete ${MARKER_FILE} to retry the download.`,
+  );
+  return startMemoryServer('emulator', { binary: emulator, version, systemBinary: true }, `mongod emulator ${version} via mongodb-memory-server`);
+}

@@ -1,0 +1,40 @@
+// Routes a command document to its handler and shapes the reply like mongod: `ok: 1` added on
+// success, `{ ok: 0, errmsg, code, codeName }` on failure, CommandNotFound for unknown commands.
+import { CommandError } from '../errors.js';
+import type { Doc } from '../values.js';
+import type { CommandContext, CommandHandler } from './context.js';
+import { ShutdownRequested } from './context.js';
+import { findAndModifyCommands } from './find-and-modify.js';
+import { handshakeCommands } from './handshake.js';
+import { indexCommands } from './index-commands.js';
+import { namespaceCommands } from './namespaces.js';
+import { readCommands } from './reads.js';
+import { writeCommands } from './writes.js';
+
+const handlers = new Map<string, CommandHandler>(
+  Object.entries({ ...handshakeCommands, ...namespaceCommands, ...writeCommands, ...readCommands, ...findAndModifyCommands, ...indexCommands }),
+);
+
+export function commandName(command: Doc): string {
+  return Object.keys(command)[0] ?? '';
+}
+
+/** Runs one command; ShutdownRequested and unexpected (internal) errors propagate to the caller. */
+export function runCommand(context: CommandContext): Doc {
+  const name = commandName(context.command);
+  try {
+    const handler = handlers.get(name);
+    if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name}'`);
+    // A standalone mongod refuses transactions and retryable-write transaction numbers alike.
+    if (context.command.txnNumber !== undefined) {
+      throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
+    }
+    return { ...handler(context), ok: 1 };
+  } catch (error) {
+    if (error instanceof CommandError) return error.toReply();
+    if (error instanceof ShutdownRequested) throw error;
+    // Programming errors in the emulator still answer the client instead of dropping it.
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: 0, errmsg: `internal emulator error in ${name}: ${message}`, code: 1, codeName: 'InternalError' };
+  }
+}

@@ -1,0 +1,55 @@
+// One client connection: frames the byte stream, runs each command synchronously (so replies keep
+// request order) and writes the reply. Protocol violations close only this connection.
+import type { Socket } from 'node:net';
+import { runCommand, commandName } from './commands/dispatch.js';
+import { ShutdownRequested, type ServerInfo } from './commands/context.js';
+import type { CursorRegistry } from './cursors.js';
+import { log } from './log.js';
+import type { Store } from './store.js';
+import { MessageSplitter, ProtocolError } from './wire/framing.js';
+import { decodeRequest, encodeReply } from './wire/opcodes.js';
+
+export interface Shared {
+  store: Store;
+  cursors: CursorRegistry;
+  server: ServerInfo;
+}
+
+export function serveConnection(socket: Socket, connectionId: number, shared: Shared): void {
+  const splitter = new MessageSplitter();
+  const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+  socket.setNoDelay(true);
+  log('I', 'NETWORK', 22943, 'Connection accepted', { remote, connectionId });
+
+  const drop = (reason: string): void => {
+    log('W', 'NETWORK', 22988, 'Closing connection after malformed message', { remote, connectionId, error: reason });
+    socket.destroy();
+  };
+
+  socket.on('data', (chunk: Buffer) => {
+    if (socket.destroyed) return;
+    try {
+      for (const message of splitter.push(chunk)) {
+        const request = decodeRequest(message);
+        const reply = runCommand({ ...shared, connectionId, db: request.db, command: request.command });
+        if (reply.code === 1) log('E', 'COMMAND', 21962, 'Internal error while running a command', { command: commandName(request.command), error: reply.errmsg });
+        if (!request.noReply) socket.write(encodeReply(request, reply));
+      }
+    } catch (error) {
+      if (error instanceof ShutdownRequested) {
+        socket.destroy();
+        shared.server.requestShutdown();
+      } else if (error instanceof ProtocolError) {
+        drop(error.message);
+      } else {
+        drop(`unexpected failure: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  });
+  socket.on('error', (error) => {
+    log('I', 'NETWORK', 22989, 'Connection error', { remote, connectionId, error: error.message });
+  });
+  socket.on('close', () => {
+    log('I', 'NETWORK', 22944, 'Connection ended', { remote, connectionId });
+  });
+}

@@ -1,0 +1,56 @@
+// mongod's error codes and the error type command handlers throw; the dispatcher turns it into an
+// `{ ok: 0, errmsg, code, codeName }` reply exactly as mongod shapes it.
+import type { Doc } from './values.js';
+
+export const ErrorCodes = {
+  BadValue: 2,
+  FailedToParse: 9,
+  Unauthorized: 13,
+  TypeMismatch: 14,
+  IllegalOperation: 20,
+  NamespaceNotFound: 26,
+  IndexNotFound: 27,
+  ConflictingUpdateOperators: 40,
+  CursorNotFound: 43,
+  NamespaceExists: 48,
+  CommandNotFound: 59,
+  ImmutableField: 66,
+  InvalidOptions: 72,
+  InvalidNamespace: 73,
+  InvalidPipelineOperator: 168,
+  IndexOptionsConflict: 85,
+  IndexKeySpecsConflict: 86,
+  NotImplemented: 238,
+  DuplicateKey: 11000,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCodes;
+
+export class CommandError extends Error {
+  readonly code: number;
+  readonly codeName: string;
+  /** Extra reply fields mongod adds for some errors (keyPattern/keyValue for duplicate keys). */
+  readonly extra: Doc;
+
+  constructor(codeName: ErrorCodeName, message: string, extra: Doc = {}) {
+    super(message);
+    this.code = ErrorCodes[codeName];
+    this.codeName = codeName;
+    this.extra = extra;
+  }
+
+  /** For errors mongod reports with a bare location code (e.g. unknown pipeline stage 40324). */
+  static location(code: number, message: string): CommandError {
+    const error = new CommandError('BadValue', message);
+    Object.assign(error, { code, codeName: `Location${code}` });
+    return error;
+  }
+
+  toReply(): Doc {
+    return { ok: 0, errmsg: this.message, code: this.code, codeName: this.codeName, ...this.extra };
+  }
+}
+
+export function badValue(message: string): CommandError {
+  return new CommandError('BadValue', message);
+}
