@@ -20,19 +20,19 @@ export const MAX_TAG_LENGTH = 100;
 
 const idRangeMessage = `must be an integer from ${MIN_PLANT_ID} to ${MAX_PLANT_ID} (larger ids are not supported yet)`;
 
-const wellFormed = (field: string) => (value: string) => value.isWellFormed() || `${field} must be valid Unicode text`;
+const isWellFormed = (value: string) => value.isWellFormed();
 
 const plantName = z
   .string({ error: (issue) => (issue.input === undefined ? 'name is required' : 'name must be a string') })
   .min(1, { error: 'name must not be empty' })
   .max(MAX_NAME_LENGTH, { error: `name must be at most ${MAX_NAME_LENGTH} characters` })
-  .refine(wellFormed('name'))
+  .refine(isWellFormed, { error: 'name must be valid Unicode text' })
   .meta({ description: 'The name of the plant', examples: ['Monstera'] });
 
 const plantTag = z
   .string({ error: 'tag must be a string' })
   .max(MAX_TAG_LENGTH, { error: `tag must be at most ${MAX_TAG_LENGTH} characters` })
-  .refine(wellFormed('tag'))
+  .refine(isWellFormed, { error: 'tag must be valid Unicode text' })
   .meta({ description: 'Tag that specifies the type of the plant', examples: ['tropical'] });
 
 const plantId = z

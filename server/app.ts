@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyLoggerOptions } from 'fastify';
 import { appRouter } from '../routers/app.js';
 import { createContextFactory } from '../routers/trpc.js';
 import { createTokenVerifier } from './auth/bearer-tokens.js';
@@ -21,6 +21,8 @@ export type AppConfig = Omit<Config, 'mongodb'> & { mongodb: Config['mongodb'] &
 export interface AppOverrides {
   /** Replaces the MongoDB store, for benchmarks of the HTTP layers alone. */
   store?: PlantStore;
+  /** Where log lines go instead of stdout, for tests that read the logs. */
+  logStream?: FastifyLoggerOptions['stream'];
 }
 
 /**
@@ -29,7 +31,11 @@ export interface AppOverrides {
  */
 export async function buildApp(config: AppConfig, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization'],
+      ...(overrides.logStream && { stream: overrides.logStream }),
+    },
     logController: new OneLinePerRequest(),
     genReqId: () => randomUUID(),
     bodyLimit: config.http.bodyLimit,

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../server/config.js';
+
+describe('loadConfig', () => {
+  it('has defaults for a local run', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      env: 'development',
+      host: '127.0.0.1',
+      port: 3000,
+      logLevel: 'info',
+      apiTokens: [],
+      corsOrigins: [],
+      mongodb: { uri: undefined, dbName: 'plantstore', timeoutMs: 3000, writeConcern: { w: 'majority', journal: true } },
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      LOG_LEVEL: 'warn',
+      MONGODB_URI: 'mongodb://db1:27017,db2:27017/garden?replicaSet=rs0',
+      API_TOKENS: ' one , two ,',
+      CORS_ORIGINS: 'https://a.example,https://b.example',
+      MONGODB_WRITE_CONCERN: '1',
+      MONGODB_JOURNAL: 'false',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      logLevel: 'warn',
+      apiTokens: ['one', 'two'],
+      corsOrigins: ['https://a.example', 'https://b.example'],
+      mongodb: { dbName: 'garden', writeConcern: { w: 1, journal: false } },
+    });
+  });
+
+  it('treats blank values as unset', () => {
+    expect(loadConfig({ PORT: '', MONGODB_URI: ' ' })).toMatchObject({ port: 3000, mongodb: { uri: undefined } });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ MONGODB_URI: 'http://localhost' }, 'MONGODB_URI: must be a MongoDB connection string'],
+    [{ CORS_ORIGINS: 'not a url' }, 'CORS_ORIGINS'],
+    [{ API_TOKENS: 'has space' }, 'API_TOKENS'],
+  ])('refuses %o with a message naming the variable', (env, expected) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(expected);
+  });
+
+  it('refuses to run in production without API_TOKENS and MONGODB_URI', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('API_TOKENS and MONGODB_URI must be set when NODE_ENV=production');
+    expect(() => loadConfig({ NODE_ENV: 'production', API_TOKENS: 'x' })).toThrow('MONGODB_URI must be set');
+    expect(loadConfig({ NODE_ENV: 'production', API_TOKENS: 'x', MONGODB_URI: 'mongodb://db/p' }).env).toBe('production');
+  });
+});

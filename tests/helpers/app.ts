@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { MongoClient, type Collection, type Db } from 'mongodb';
+import { ConnectionString } from 'mongodb-connection-string-url';
+import { inject } from 'vitest';
+import { buildApp, type AppConfig, type AppOverrides } from '../../server/app.js';
+import { loadConfig } from '../../server/config.js';
+import { PLANTS_COLLECTION, type PlantDocument } from '../../server/plants/mongo-plant-store.js';
+
+export const TEST_TOKEN = 'test-token-Zq8Xw2';
+export const OTHER_TOKEN = 'test-token-other-7Hk';
+
+/** The test MongoDB (from the global setup) with a database of this app's own, so files run in parallel. */
+export function testMongoUri(): string {
+  const uri = new ConnectionString(inject('mongoUri'));
+  uri.pathname = `/plantstore_test_${randomUUID().slice(0, 8)}`;
+  return uri.toString();
+}
+
+/** Configuration as the service would read it from these environment variables. */
+export function testConfig(env: Record<string, string> = {}): AppConfig {
+  const uri = env.MONGODB_URI ?? testMongoUri();
+  const config = loadConfig({ API_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`, LOG_LEVEL: 'silent', MONGODB_URI: uri, ...env });
+  return { ...config, mongodb: { ...config.mongodb, uri } };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  /** The app's database, through a connection of the test's own. */
+  db: Db;
+  /** The app's plants collection, read through that connection. */
+  plants: Collection<PlantDocument>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(options: { env?: Record<string, string>; overrides?: AppOverrides } = {}): Promise<TestApp> {
+  const config = testConfig(options.env);
+  const app = await buildApp(config, options.overrides);
+  const client = new MongoClient(config.mongodb.uri);
+  const db = client.db(config.mongodb.dbName);
+  return {
+    app,
+    db,
+    plants: db.collection<PlantDocument>(PLANTS_COLLECTION),
+    close: async () => {
+      await app.close();
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+export const authHeaders = (token = TEST_TOKEN) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+
+/** `POST /plants` with a valid token; `body` is sent as given when a string, else as JSON. */
+export function postPlant(app: FastifyInstance, body: unknown, headers: InjectOptions['headers'] = authHeaders()) {
+  return app.inject({
+    method: 'POST',
+    url: '/plants',
+    headers,
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}

@@ -1,0 +1,111 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authHeaders, postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { captureLogs } from '../helpers/log-capture.js';
+
+/** Every failure answers exactly { error: <status>, message: <text> } as JSON, and never a stack trace. */
+function expectErrorBody(response: LightMyRequestResponse, status: number, message: string | RegExp) {
+  expect(response.statusCode).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  const body = response.json<Record<string, unknown>>();
+  expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+  expect(body.error).toBe(status);
+  if (typeof message === 'string') expect(body.message).toBe(message);
+  else expect(body.message).toMatch(message);
+  expect(response.body).not.toMatch(/\bat .+:\d+:\d+|stack/i);
+}
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ env: { BODY_LIMIT_BYTES: '1024' } });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('errors raised by Fastify answer the Error shape', () => {
+  it('400 for malformed JSON', async () => {
+    expectErrorBody(await postPlant(t.app, '{"id": 1, "name": '), 400, /not valid JSON/);
+  });
+
+  it('400 for an empty body', async () => {
+    expectErrorBody(await postPlant(t.app, ''), 400, 'the request body is empty: send a JSON object');
+  });
+
+  it('400 for JSON that is not an object', async () => {
+    for (const body of ['[1, 2]', '"plant"', '42', 'null']) {
+      expectErrorBody(await postPlant(t.app, body), 400, 'the request body must be a JSON object');
+    }
+  });
+
+  it('400 for prototype-poisoning keys', async () => {
+    expectErrorBody(await postPlant(t.app, '{"id": 1, "name": "x", "__proto__": {"admin": true}}'), 400, /__proto__/);
+    expectErrorBody(await postPlant(t.app, '{"id": 1, "name": "x", "constructor": {"prototype": {"admin": true}}}'), 400, /__proto__/);
+  });
+
+  it('413 for a body over the documented limit, saying the limit', async () => {
+    const response = await postPlant(t.app, { id: 1, name: 'x'.repeat(2000) });
+    expectErrorBody(response, 413, 'the request body is larger than the limit of 1024 bytes');
+  });
+
+  it('415 for a body that is not JSON', async () => {
+    const message = 'the body must be JSON: send it with Content-Type: application/json';
+    for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
+      const response = await postPlant(t.app, 'id=1&name=x', { ...authHeaders(), 'content-type': type });
+      expectErrorBody(response, 415, message);
+    }
+    const untyped = await t.app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TEST_TOKEN}` }, payload: '{"id": 1}' });
+    expectErrorBody(untyped, 415, message);
+  });
+
+  it('400 for a POST with no body at all', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    expectErrorBody(response, 400, 'the request body must be a JSON object');
+  });
+
+  it('404 for unknown routes and methods', async () => {
+    expectErrorBody(await t.app.inject({ method: 'GET', url: '/nope' }), 404, 'no route for GET /nope');
+    expectErrorBody(await t.app.inject({ method: 'GET', url: '/plants' }), 404, 'no route for GET /plants');
+    const nested = await t.app.inject({ method: 'POST', url: '/plants/1', headers: authHeaders(), payload: '{}' });
+    expectErrorBody(nested, 404, 'no route for POST /plants/1');
+  });
+});
+
+describe('errors the service did not expect', () => {
+  it('500 with a generic message and the request id; details only in the log', async () => {
+    const logs = captureLogs();
+    const failing = await startTestApp({
+      env: { LOG_LEVEL: 'info' },
+      overrides: {
+        logStream: logs.stream,
+        store: {
+          create: () => Promise.reject(new Error('disk on fire at /var/lib/secret-path')),
+          ping: () => Promise.resolve(),
+        },
+      },
+    });
+    try {
+      const response = await postPlant(failing.app, { id: 1, name: 'x' });
+      const requestId = String(response.headers['x-request-id']);
+      expectErrorBody(response, 500, `Internal server error (request id ${requestId})`);
+      expect(response.body).not.toContain('disk on fire');
+      expect(logs.text()).toContain('disk on fire');
+      expect(logs.text()).toContain(requestId);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('503 when the database cannot be reached, within the configured time', async () => {
+    const offline = await startTestApp({ env: { MONGODB_URI: 'mongodb://127.0.0.1:9/plantstore', MONGODB_TIMEOUT_MS: '300' } });
+    try {
+      const started = Date.now();
+      const response = await postPlant(offline.app, { id: 1, name: 'x' });
+      expectErrorBody(response, 503, 'the plant database is unavailable, try again shortly');
+      expect(response.headers['retry-after']).toBe('1');
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await offline.app.close();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { testMongoUri } from './helpers/app.js';
+
+/** The built service as `npm start` runs it: `node dist/server/main.js` (npm test builds first). */
+const MAIN = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
+
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>;
+}
+
+function startService(env: Record<string, string>): Running {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const waitFor = async (pattern: RegExp, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(output);
+      if (match) return match;
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${String(pattern)} in:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  return { child, output: () => output, waitFor };
+}
+
+const exitOf = async (child: ChildProcessWithoutNullStreams) =>
+  child.exitCode ?? ((await once(child, 'exit')) as [number | null])[0];
+
+describe('the service process', () => {
+  it('without API_TOKENS makes a development token, prints a ready-to-paste curl, and serves with it', async () => {
+    const service = startService({ MONGODB_URI: testMongoUri() });
+    try {
+      const [, token] = await service.waitFor(/token: (\S+)/);
+      const [curl] = await service.waitFor(/curl -s -X POST (\S+)\/plants .*/);
+      const address = /curl -s -X POST (\S+)\/plants/.exec(curl)?.[1];
+      expect(curl).toContain(`Authorization: Bearer ${token}`);
+      const response = await fetch(`${address}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 1, name: 'Monstera', tag: 'tropical' }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toStrictEqual({ name: 'Monstera', tag: 'tropical' });
+    } finally {
+      service.child.kill('SIGTERM');
+      await exitOf(service.child);
+    }
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('shuts down gracefully on %s with exit code 0', async (signal) => {
+    const service = startService({ MONGODB_URI: testMongoUri(), API_TOKENS: 'a-token' });
+    await service.waitFor(/plant store listening on/);
+    service.child.kill(signal);
+    expect(await exitOf(service.child)).toBe(0);
+    expect(service.output()).toContain('shutting down');
+  });
+
+  it('starts on its embedded MongoDB when MONGODB_URI is unset, and stops it on exit', async () => {
+    const service = startService({ API_TOKENS: 'a-token' });
+    const [, address] = await service.waitFor(/plant store listening on (http:\/\/\S+?)"/, 30_000);
+    const ready = await fetch(`${address}/readyz`);
+    expect(ready.status).toBe(200);
+    service.child.kill('SIGTERM');
+    expect(await exitOf(service.child)).toBe(0);
+  });
+
+  it('refuses to start in production without API_TOKENS and MONGODB_URI', async () => {
+    const service = startService({ NODE_ENV: 'production' });
+    expect(await exitOf(service.child)).toBe(1);
+    expect(service.output()).toContain('API_TOKENS and MONGODB_URI must be set when NODE_ENV=production');
+  });
+
+  it('refuses an invalid configuration with a message naming the variable', async () => {
+    const service = startService({ PORT: 'eighty' });
+    expect(await exitOf(service.child)).toBe(1);
+    expect(service.output()).toMatch(/PORT: /);
+  });
+});

@@ -1,0 +1,41 @@
+import { TRPCError } from '@trpc/server';
+import { Long, MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCaller } from '../../routers/app.js';
+import { createContextFactory } from '../../routers/trpc.js';
+import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
+import { MongoPlantStore, PLANTS_COLLECTION } from '../../server/plants/mongo-plant-store.js';
+import { testMongoUri, TEST_TOKEN } from '../helpers/app.js';
+
+/** What a TypeScript app running the store in its own process does: createCaller over a real MongoDB. */
+let client: MongoClient;
+let createContext: ReturnType<typeof createContextFactory>;
+beforeAll(() => {
+  client = new MongoClient(testMongoUri());
+  createContext = createContextFactory({ store: new MongoPlantStore(client.db(), { w: 1 }), verifyToken: createTokenVerifier([TEST_TOKEN]) });
+});
+afterAll(async () => {
+  await client.db().dropDatabase();
+  await client.close();
+});
+
+describe('createPlant in process, through createCaller', () => {
+  it('creates and stores a plant', async () => {
+    const caller = createCaller(createContext(`Bearer ${TEST_TOKEN}`));
+    await expect(caller.createPlant({ id: 1, name: 'Pothos' })).resolves.toStrictEqual({ name: 'Pothos' });
+    expect(await client.db().collection(PLANTS_COLLECTION).findOne({ _id: Long.fromNumber(1) })).toMatchObject({ name: 'Pothos' });
+  });
+
+  it('applies the same auth rule', async () => {
+    const caller = createCaller(createContext(undefined));
+    await expect(caller.createPlant({ id: 2, name: 'x' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('throws CONFLICT for an id taken by another plant', async () => {
+    const caller = createCaller(createContext(`Bearer ${TEST_TOKEN}`));
+    await caller.createPlant({ id: 3, name: 'Rose' });
+    const error: unknown = await caller.createPlant({ id: 3, name: 'Tulip' }).catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect(error).toMatchObject({ code: 'CONFLICT', message: 'a plant with id 3 already exists with a different name or tag' });
+  });
+});
