@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
 import { registerErrorHandling } from './http/error-handling.js';
 import { registerHealthRoutes } from './http/health-routes.js';
+import { registerJsonBodyParser } from './http/json-body.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { registerRestRoutes } from './http/rest-routes.js';
@@ -48,6 +49,7 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
   const openApiDocument = buildOpenApiDocument(appRouter, { baseUrl: `http://${config.host}:${config.port}` });
 
   registerErrorHandling(app, { bodyLimit: config.http.bodyLimit });
+  registerJsonBodyParser(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -62,12 +62,6 @@ function fastifyMessage(error: FastifyClientError, request: RequestInfo): string
       return 'the body must be JSON: send it with Content-Type: application/json';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return `the request body is larger than the limit of ${request.bodyLimit} bytes`;
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'the request body is empty: send a JSON object';
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      // Fastify says the same for malformed JSON and for the __proto__ / constructor.prototype
-      // keys it refuses (prototype poisoning).
-      return 'the request body is not valid JSON, or uses a forbidden key such as __proto__';
     default:
       return error.message;
   }
