@@ -89,9 +89,9 @@ export function numericKey(value: NumericValue): string {
   if (x !== undefined && Number.isInteger(x)) return `n${x === 0 ? 0 : x}`;
   const r = toRational(value);
   if (r.kind !== 'finite') return `n${r.kind}`;
-  if (r.d === 1n) return `n${r.n}`;
   const g = gcd(r.n, r.d);
-  return g === 1n ? `n${r.n}/${r.d}` : `n${r.n / g}/${r.d / g}`;
+  const [n, d] = g === 0n ? [0n, 1n] : [r.n / g, r.d / g];
+  return d === 1n ? `n${n}` : `n${n}/${d}`;
 }
 
 /** The JS number closest to the value, for places where MongoDB itself works in doubles. */

@@ -18,7 +18,7 @@ export function pathValues(value: unknown, parts: readonly string[], from = 0): 
   const out: unknown[] = [];
   if (INDEX.test(part) && Number(part) < value.length) out.push(...pathValues(value[Number(part)], parts, from + 1));
   for (const element of value) {
-    if (isDoc(element)) out.push(...pathValues(element, parts, from + 1));
+    if (isDoc(element)) out.push(...pathValues(element, parts, from));
   }
   return out.length > 0 ? out : [undefined];
 }

@@ -1,0 +1,72 @@
+// Spawns tools/mongod-emulator/bin/mongod directly (not through the resolver) for process-level tests.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const EMULATOR_BIN = fileURLToPath(new URL('../../tools/mongod-emulator/bin/mongod', import.meta.url));
+
+export interface LogLine {
+  msg: string;
+  s: string;
+  attr: Record<string, unknown>;
+}
+
+export interface RunningEmulator {
+  child: ChildProcessWithoutNullStreams;
+  port: number;
+  /** Milliseconds from spawn to the "Waiting for connections" line. */
+  startupMs: number;
+  stdout: () => string;
+  stderr: () => string;
+  logLines: () => LogLine[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop: () => Promise<void>;
+}
+
+export function startEmulator(extraArgs: readonly string[] = []): Promise<RunningEmulator> {
+  const startedAt = performance.now();
+  const child = spawn(EMULATOR_BIN, ['--port', '0', '--dbpath', '/tmp', ...extraArgs]);
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => {
+      resolve({ code, signal });
+    });
+  });
+  const logLines = (): LogLine[] =>
+    out
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`emulator did not start: ${out} ${err}`));
+    }, 10_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const ready = logLines().find((line) => line.msg === 'Waiting for connections');
+      if (ready && timer.hasRef()) {
+        clearTimeout(timer);
+        timer.unref();
+        resolve({
+          child,
+          port: ready.attr.port as number,
+          startupMs: performance.now() - startedAt,
+          stdout: () => out,
+          stderr: () => err,
+          logLines,
+          exited,
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+            await exited;
+          },
+        });
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`emulator exited early with ${String(code)}: ${out} ${err}`));
+    });
+  });
+}
