@@ -3,7 +3,8 @@ import { z } from 'zod';
 /** The one body every failure of the REST API answers with (interface: `Error`). */
 export const ErrorSchema = z
   .object({
-    error: z.int32().meta({ description: 'Numeric error indicator: the HTTP status code', examples: [400] }),
+    // zod-openapi writes int32's bounds but not its format; the interface names the format.
+    error: z.int32().meta({ description: 'Numeric error indicator: the HTTP status code', format: 'int32', examples: [400] }),
     message: z.string().meta({ description: 'What went wrong and, where it can, what to fix', examples: ['id must be an integer'] }),
   })
   .meta({ id: 'Error', description: 'An error' });

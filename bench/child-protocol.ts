@@ -1,0 +1,16 @@
+/** Messages between the benchmark and a server child, over the IPC channel `fork` opens. */
+
+/** Which server a child runs: the plain-Fastify yardstick or the service from `buildApp`. */
+export type ServerKind = 'baseline' | 'service';
+export type StoreKind = 'noop' | 'mongo';
+
+export type ChildMessage = { type: 'ready'; port: number } | { type: 'rss'; rss: number };
+export type ParentMessage = { type: 'rss' };
+
+/** Environment variables that tell a child what to run (the rest is the service's own config). */
+export const SERVER_KIND_ENV = 'BENCH_SERVER';
+export const STORE_KIND_ENV = 'BENCH_STORE';
+
+export function isChildMessage(message: unknown): message is ChildMessage {
+  return typeof message === 'object' && message !== null && 'type' in message;
+}

@@ -1,0 +1,38 @@
+/**
+ * Load check: `npm run load [-- --plants 20000 --concurrency 64]`.
+ *
+ * Runs the built service (dist/server/main.js; the npm script builds first) as a child process on
+ * the MongoDB that server/db/mongo-source.ts picks (MONGODB_URI, a real mongod, or the emulator),
+ * creates distinct plants from concurrent clients, stops the service with SIGTERM and reads the
+ * database back. Exits 1 unless there were no 5xx, nothing missing and no duplicates.
+ */
+import { parseArgs } from 'node:util';
+import { resolveMongo } from '../server/db/mongo-source.js';
+import { formatLoadReport, loadFailures } from './load/load-report.js';
+import { runLoad } from './load/run-load.js';
+
+const { values } = parseArgs({
+  options: { plants: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '64' } },
+});
+const plants = Number(values.plants);
+const concurrency = Number(values.concurrency);
+if (!Number.isSafeInteger(plants) || plants < 1 || !Number.isSafeInteger(concurrency) || concurrency < 1) {
+  console.error('--plants and --concurrency must be positive integers');
+  process.exit(2);
+}
+
+const mongo = await resolveMongo({ uri: process.env.MONGODB_URI, warn: (message) => { console.warn(message); } });
+console.log(`MongoDB: ${mongo.description}`);
+try {
+  const report = await runLoad({ plants, concurrency, mongoUri: mongo.uri });
+  console.log(formatLoadReport(report));
+  const failures = loadFailures(report);
+  if (failures.length > 0) {
+    console.error(`FAILED:\n  ${failures.join('\n  ')}\nservice output:\n${report.serviceOutput.slice(-4000)}`);
+    process.exitCode = 1;
+  } else {
+    console.log('held: no 5xx, nothing missing, no duplicates');
+  }
+} finally {
+  await mongo.stop();
+}

@@ -1,0 +1,52 @@
+import type { RoundResult } from './load-round.js';
+
+export interface ContenderSummary {
+  label: string;
+  rounds: RoundResult[];
+}
+
+interface Row {
+  label: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const upper = sorted[middle] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2;
+};
+
+/** Each figure is the median over the rounds, which shrugs off one round hit by a hiccup. */
+function summarise({ label, rounds }: ContenderSummary): Row {
+  return {
+    label,
+    requestsPerSecond: median(rounds.map((round) => round.requestsPerSecond)),
+    p50Ms: median(rounds.map((round) => round.p50Ms)),
+    p99Ms: median(rounds.map((round) => round.p99Ms)),
+  };
+}
+
+/** A table of req/s, p50 and p99 per contender, with ratios to the first (the baseline). */
+export function formatTable(summaries: ContenderSummary[]): string {
+  const rows = summaries.map(summarise);
+  const [baseline] = rows;
+  if (!baseline) return '(no results)';
+  const header = ['contender', 'req/s', 'p50 ms', 'p99 ms', 'req/s ÷ baseline', 'p99 ÷ baseline', 'req/s per round'];
+  const body = rows.map((row, index) => [
+    row.label,
+    Math.round(row.requestsPerSecond).toLocaleString('en'),
+    String(row.p50Ms),
+    String(row.p99Ms),
+    (row.requestsPerSecond / baseline.requestsPerSecond).toFixed(2),
+    (row.p99Ms / baseline.p99Ms).toFixed(2),
+    (summaries[index]?.rounds ?? []).map((round) => Math.round(round.requestsPerSecond)).join(' '),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => (cells[column] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  return [line(header), ...body.map(line)].join('\n');
+}
+
+export const megabytes = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;

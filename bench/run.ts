@@ -1,0 +1,136 @@
+/**
+ * `npm run bench`: how close `POST /plants` (trpc-to-openapi) and `/trpc/createPlant` come to a
+ * plain Fastify route doing the same work, with a no-op store and with the MongoDB store; then
+ * the service's memory after 10× more requests, and its start-up time. `--quick` for a short run.
+ * See bench/README.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { StoreKind } from './child-protocol.js';
+import { CONTENDERS, REST, TRPC, checkAnswers, type Contender } from './contenders.js';
+import { runRound, type RoundResult } from './load-round.js';
+import { describeMachine } from './machine.js';
+import { createPlantRequest } from './plant-requests.js';
+import { formatTable, megabytes, type ContenderSummary } from './report.js';
+import { ServerProcess } from './server-process.js';
+import { measureStartup } from './startup-time.js';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    store: { type: 'string', default: 'both' }, // noop | mongo | both
+    'cpu-prof': { type: 'boolean', default: false },
+  },
+});
+
+const plan = args.quick
+  ? { rounds: 2, seconds: 2, warmupSeconds: 1, memoryCheckpoints: [1_000, 10_000], startups: 1 }
+  : { rounds: 5, seconds: 4, warmupSeconds: 2, memoryCheckpoints: [10_000, 100_000], startups: 3 };
+const CONNECTIONS = 50;
+const TOKEN = `bench-${randomBytes(12).toString('base64url')}`;
+const PROFILE_DIR = join(tmpdir(), 'plant-store-bench-profiles');
+/** The no-op runs never connect; the config still wants a connection string. */
+const UNUSED_MONGODB_URI = 'mongodb://127.0.0.1:9/unused';
+
+interface Mongo {
+  uri: string;
+  kind: string;
+  description: string;
+  stop(): Promise<void>;
+}
+
+async function openMongo(): Promise<Mongo> {
+  // Loaded only when needed: a no-op-only run needs no MongoDB at all.
+  const { resolveMongo } = await import('../server/db/mongo-source.js');
+  return resolveMongo({ uri: process.env.MONGODB_URI, warn: (message: string) => { console.warn(message); } });
+}
+
+function serverEnv(mongodbUri: string): Record<string, string> {
+  return { API_TOKENS: TOKEN, MONGODB_URI: mongodbUri, MONGODB_WRITE_CONCERN: process.env.MONGODB_WRITE_CONCERN ?? 'majority' };
+}
+
+/** Runs the contenders in interleaved rounds (A B C, A B C...), so drift hits all alike. */
+async function compare(store: StoreKind, mongodbUri: string): Promise<ContenderSummary[]> {
+  const env = serverEnv(mongodbUri);
+  const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const servers = {
+    baseline: await ServerProcess.start({ server: 'baseline', store, env, nodeFlags }),
+    service: await ServerProcess.start({ server: 'service', store, env, nodeFlags }),
+  };
+  try {
+    const load = (contender: Contender, seconds: number) =>
+      runRound({ url: servers[contender.server].url, requests: [createPlantRequest(contender.path, TOKEN)], connections: CONNECTIONS, durationSeconds: seconds });
+    for (const contender of CONTENDERS) {
+      await checkAnswers(contender, servers[contender.server].url, TOKEN);
+      await load(contender, plan.warmupSeconds);
+    }
+    const rounds = new Map<Contender, RoundResult[]>(CONTENDERS.map((contender) => [contender, []]));
+    for (let round = 0; round < plan.rounds; round += 1) {
+      for (const contender of CONTENDERS) rounds.get(contender)?.push(await load(contender, plan.seconds));
+    }
+    return CONTENDERS.map((contender) => ({ label: contender.label, rounds: rounds.get(contender) ?? [] }));
+  } finally {
+    await Promise.all([servers.baseline.stop(), servers.service.stop()]);
+  }
+}
+
+/** RSS of a fresh service child after each checkpoint of requests, half REST and half tRPC. */
+async function measureMemory(store: StoreKind, mongodbUri: string): Promise<number[]> {
+  const server = await ServerProcess.start({ server: 'service', store, env: serverEnv(mongodbUri) });
+  try {
+    const requests = [createPlantRequest(REST.path, TOKEN), createPlantRequest(TRPC.path, TOKEN)];
+    const rss: number[] = [];
+    let sent = 0;
+    for (const checkpoint of plan.memoryCheckpoints) {
+      await runRound({ url: server.url, requests, connections: CONNECTIONS, amount: checkpoint - sent });
+      sent = checkpoint;
+      rss.push(await server.rss());
+    }
+    return rss;
+  } finally {
+    await server.stop();
+  }
+}
+
+function printComparison(title: string, summaries: ContenderSummary[]): void {
+  console.log(`\n${title}`);
+  console.log(formatTable(summaries));
+}
+
+async function main(): Promise<void> {
+  console.log(`Plant store benchmark${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
+  console.log(`autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender after a ${plan.warmupSeconds} s warm-up;`);
+  console.log('servers in child processes with NODE_ENV=production, LOG_LEVEL=warn; every request creates a new plant; figures are medians over the rounds.');
+  if (args['cpu-prof']) console.log(`CPU profiles of the server children: ${PROFILE_DIR}`);
+
+  const stores: StoreKind[] = args.store === 'both' ? ['noop', 'mongo'] : [args.store === 'mongo' ? 'mongo' : 'noop'];
+  const mongo = stores.includes('mongo') ? await openMongo() : undefined;
+  try {
+    if (mongo) {
+      const emulated = mongo.kind === 'emulator' ? ' — the in-memory mongod emulator (tools/mongod-emulator), not a real mongod' : '';
+      console.log(`MongoDB: ${mongo.description} [${mongo.kind}]${emulated}`);
+    }
+    for (const store of stores) {
+      const summaries = await compare(store, store === 'mongo' && mongo ? mongo.uri : UNUSED_MONGODB_URI);
+      printComparison(store === 'noop' ? 'No-op store (HTTP and RPC layers alone):' : `MongoDB store (${mongo?.kind ?? '?'}):`, summaries);
+    }
+
+    const memoryStore: StoreKind = mongo ? 'mongo' : 'noop';
+    const rss = await measureMemory(memoryStore, mongo?.uri ?? UNUSED_MONGODB_URI);
+    const [first = 0, last = 0] = rss;
+    const [fewer = 0, more = 0] = plan.memoryCheckpoints;
+    console.log(`\nMemory (service, ${memoryStore} store, half REST half tRPC): RSS after ${fewer.toLocaleString('en')} requests ${megabytes(first)}, after ${more.toLocaleString('en')} ${megabytes(last)} (${(((last - first) / first) * 100).toFixed(1)}%)`);
+
+    if (mongo) {
+      const times: number[] = [];
+      for (let run = 0; run < plan.startups; run += 1) times.push(await measureStartup({ mongodbUri: mongo.uri, token: TOKEN }));
+      console.log(`Start-up (node dist/server/main.js, MONGODB_URI set, spawn to first 200 on /healthz): ${times.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
+    }
+  } finally {
+    await mongo?.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,78 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { SERVER_KIND_ENV, STORE_KIND_ENV, isChildMessage, type ChildMessage, type ParentMessage, type ServerKind, type StoreKind } from './child-protocol.js';
+
+const CHILD_SCRIPT = fileURLToPath(new URL('./server-child.ts', import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+
+export interface ServerProcessOptions {
+  server: ServerKind;
+  store: StoreKind;
+  /** Environment of the service (MONGODB_URI, API_TOKENS...), on top of production defaults. */
+  env: Record<string, string>;
+  /** Extra node flags, e.g. `--cpu-prof`. */
+  nodeFlags?: string[];
+}
+
+/** A server child (bench/server-child.ts), started and ready to take load. */
+export class ServerProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {}
+
+  static async start({ server, store, env, nodeFlags = [] }: ServerProcessOptions): Promise<ServerProcess> {
+    const child = fork(CHILD_SCRIPT, {
+      execArgv: ['--import', 'tsx', ...nodeFlags],
+      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env, [SERVER_KIND_ENV]: server, [STORE_KIND_ENV]: store },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const ready = await nextMessage(child, 'ready', START_TIMEOUT_MS);
+    return new ServerProcess(child, ready.port);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The child's resident set size, in bytes, as the child itself reports it. */
+  async rss(): Promise<number> {
+    const reply = nextMessage(this.child, 'rss', 5_000);
+    this.child.send({ type: 'rss' } satisfies ParentMessage);
+    return (await reply).rss;
+  }
+
+  /** Closes the IPC channel, on which the child closes its server and exits. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.disconnect();
+    await exited;
+  }
+}
+
+function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: T, timeoutMs: number): Promise<Extract<ChildMessage, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      if (isChildMessage(message) && message.type === type) {
+        cleanup();
+        resolve(message as Extract<ChildMessage, { type: T }>);
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`server child exited (code ${code}) before sending "${type}"`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`server child sent no "${type}" within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
