@@ -1,6 +1,8 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { ErrorSchema } from '../../schemas/error.js';
+import { CREATE_PLANT_EXAMPLES } from '../../schemas/examples.js';
+import { addExamples, type ExampleTarget } from './openapi-examples.js';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
@@ -8,6 +10,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
  * The OpenAPI document, generated from the router by trpc-to-openapi. Its error responses are
  * rewritten to the interface's one `Error` schema, which is what the REST API really answers
  * (trpc-to-openapi documents its own error envelope, which this service does not send).
+ * `POST /plants` gets an example for every status, from schemas/examples.ts.
  */
 export function buildOpenApiDocument(router: AppRouter, { baseUrl }: { baseUrl: string }): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
@@ -31,6 +34,9 @@ export function buildOpenApiDocument(router: AppRouter, { baseUrl }: { baseUrl: 
     document.components = { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => !name.startsWith('error.'))) };
   }
   document.security = [{ bearerAuth: [] }];
+  const createPlant = document.paths?.['/plants']?.post;
+  if (!createPlant) throw new Error('the router has no POST /plants to document');
+  addExamples(createPlant as ExampleTarget, CREATE_PLANT_EXAMPLES);
   return document;
 }
 
