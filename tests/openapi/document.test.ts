@@ -1,0 +1,110 @@
+// The generated OpenAPI document is valid OpenAPI, and POST /plants in it says what the
+// interface (../shared/spec/plant-store.openapi.json) says: same names, types, formats,
+// requiredness, statuses and security. Both sides are compared after resolving $ref and
+// merging allOf, so inline schemas against $ref, or allOf against a flat object, do not matter.
+import { compileErrors, validate } from '@readme/openapi-parser';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app.js';
+import { testConfig } from '../helpers/app.js';
+import {
+  fetchDocument,
+  jsonSchemaOf,
+  operationOf,
+  readSpec,
+  resolveRefs,
+  shapeOf,
+  type OpenApiDocument,
+  type Operation,
+} from './openapi-reading.js';
+
+const NEW_PLANT = {
+  type: 'object',
+  properties: { id: { type: 'integer', format: 'int64' }, name: { type: 'string' }, tag: { type: 'string' } },
+  required: ['id', 'name'],
+};
+const PLANT = { type: 'object', properties: { name: { type: 'string' }, tag: { type: 'string' } }, required: ['name'] };
+const ERROR = {
+  type: 'object',
+  properties: { error: { type: 'integer', format: 'int32' }, message: { type: 'string' } },
+  required: ['error', 'message'],
+};
+/** Statuses the service documents beyond the interface's 200 and 400, all with the Error body. */
+const FURTHER_ERROR_STATUSES = ['401', '409', '413', '415', '500', '503'];
+
+let app: FastifyInstance;
+let ours: OpenApiDocument;
+let spec: OpenApiDocument;
+let ourOperation: Operation;
+let specOperation: Operation;
+
+beforeAll(async () => {
+  app = await buildApp(testConfig());
+  ours = await resolveRefs(await fetchDocument(app));
+  spec = await resolveRefs(await readSpec());
+  ourOperation = operationOf(ours, '/plants', 'post');
+  specOperation = operationOf(spec, '/plants', 'post');
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe('the OpenAPI documents served', () => {
+  it.each(['/openapi.json', '/docs/json'])('%s passes the OpenAPI validator', async (url) => {
+    const result = await validate(structuredClone(await fetchDocument(app, url)) as Parameters<typeof validate>[0]);
+    expect(result.valid, compileErrors(result)).toBe(true);
+    expect(result.specification).toBe('OpenAPI');
+  });
+
+  it('the validator rejects a document that breaks OpenAPI (it is not a rubber stamp)', async () => {
+    const broken = structuredClone(await fetchDocument(app));
+    // OpenAPI knows no such security scheme type.
+    broken.components = { ...broken.components, securitySchemes: { bearerAuth: { type: 'token', scheme: 'bearer' } } };
+    const result = await validate(broken as Parameters<typeof validate>[0]);
+    expect(result.valid).toBe(false);
+  });
+});
+
+describe('POST /plants matches the interface', () => {
+  it('has a required JSON request body that is a NewPlant', () => {
+    for (const operation of [ourOperation, specOperation]) {
+      expect(operation.requestBody?.required).toBe(true);
+      expect(Object.keys(operation.requestBody?.content ?? {})).toEqual(['application/json']);
+      expect(shapeOf(jsonSchemaOf(operation.requestBody?.content))).toEqual(NEW_PLANT);
+    }
+  });
+
+  it('answers 200 with a Plant', () => {
+    for (const operation of [ourOperation, specOperation]) {
+      expect(Object.keys(operation.responses['200']?.content ?? {})).toEqual(['application/json']);
+      expect(shapeOf(jsonSchemaOf(operation.responses['200']?.content))).toEqual(PLANT);
+    }
+  });
+
+  it('answers 400 with an Error', () => {
+    for (const operation of [ourOperation, specOperation]) {
+      expect(shapeOf(jsonSchemaOf(operation.responses['400']?.content))).toEqual(ERROR);
+    }
+  });
+
+  it("documents every one of the interface's statuses, and only the known further ones", () => {
+    const specStatuses = Object.keys(specOperation.responses);
+    expect(specStatuses.sort()).toEqual(['200', '400']);
+    expect(Object.keys(ourOperation.responses).sort()).toEqual([...specStatuses, ...FURTHER_ERROR_STATUSES].sort());
+  });
+
+  it.each(FURTHER_ERROR_STATUSES)('answers %s with the Error schema', (status) => {
+    const response = ourOperation.responses[status];
+    expect(Object.keys(response?.content ?? {})).toEqual(['application/json']);
+    expect(shapeOf(jsonSchemaOf(response?.content))).toEqual(shapeOf(jsonSchemaOf(specOperation.responses['400']?.content)));
+  });
+
+  it('requires HTTP bearer authentication', () => {
+    const schemesOf = (document: OpenApiDocument, operation: Operation) =>
+      (operation.security ?? document.security ?? []).map((requirement) =>
+        Object.keys(requirement).map((name) => document.components?.securitySchemes?.[name]),
+      );
+    expect(schemesOf(spec, specOperation)).toEqual([[{ type: 'http', scheme: 'bearer' }]]);
+    expect(schemesOf(ours, ourOperation)).toEqual(schemesOf(spec, specOperation));
+  });
+});
