@@ -6,6 +6,7 @@ import { createContextFactory } from '../routers/trpc.js';
 import { createTokenVerifier } from './auth/bearer-tokens.js';
 import type { Config } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
+import { registerDocsRoutes } from './http/docs-routes.js';
 import { registerErrorHandling } from './http/error-handling.js';
 import { registerHealthRoutes } from './http/health-routes.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -63,6 +64,7 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
 
   registerHealthRoutes(app, { store });
   app.get('/openapi.json', async () => openApiDocument);
+  await registerDocsRoutes(app, { document: openApiDocument });
   await registerRestRoutes(app, { router: appRouter, createContext });
   await registerTrpcRoutes(app, { router: appRouter, createContext, bodyLimit: config.http.bodyLimit });
   return app;

@@ -1,0 +1,55 @@
+import swagger, { type StaticDocumentSpec } from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import type { OpenAPIObject } from 'trpc-to-openapi';
+
+export const DOCS_PREFIX = '/docs';
+
+/**
+ * Swagger UI's assets all come from this server; the browser is told to load nothing from
+ * elsewhere, so a CDN cannot creep in. Inline styles are allowed because Swagger UI sets some.
+ */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The interactive API reference at /docs (Swagger UI), built from the same OpenAPI document as
+ * /openapi.json. Reading it needs no token; "Try it out" sends the bearer token the reader
+ * enters under Authorize. Registered in a context of its own, so the `swagger` decorator and
+ * the CSP header stay with these routes; failures and unknown paths under /docs still reach the
+ * app's error and not-found handlers, which answer the one `Error` shape.
+ */
+export async function registerDocsRoutes(app: FastifyInstance, { document }: { document: OpenAPIObject }) {
+  await app.register(async (docs) => {
+    await docs.register(swagger, { mode: 'static', specification: { document: withSameOriginServer(document) } });
+    await docs.register(swaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      staticCSP: DOCS_CSP,
+      // No validator badge: it would send the document to a third-party validator.
+      validatorUrl: false,
+      uiConfig: { displayRequestDuration: true, tryItOutEnabled: false },
+    });
+  });
+}
+
+/**
+ * The document's `servers` entry is built from the configured host and port, which is often not
+ * where a browser reaches the service: 0.0.0.0, port 0, or a proxy in front. Swagger UI
+ * resolves a relative server URL against the page it was opened from, so `/` makes "Try it
+ * out" call the very origin that served the docs, whatever it is. The request's Host header
+ * could say the same, but it is client input, and a relative URL needs no trust in it.
+ */
+function withSameOriginServer(document: OpenAPIObject): StaticDocumentSpec['document'] {
+  const forBrowser = { ...document, servers: [{ url: '/', description: 'The server that serves these docs' }] };
+  // The same JSON; only the TypeScript models differ (openapi3-ts here, openapi-types there).
+  return forBrowser as unknown as StaticDocumentSpec['document'];
+}
