@@ -20,11 +20,16 @@ export interface MongoSource {
   kind: MongoSourceKind;
   description: string;
   stop(): Promise<void>;
+  /** Started MongoDBs only (outage tests): stop it, keeping its port, and start it again there. */
+  pause?(): Promise<void>;
+  resume?(): Promise<void>;
 }
 
 export interface ResolveMongoOptions {
   uri?: string | undefined;
   warn?: (message: string) => void;
+  /** The port a started MongoDB listens on; unset: a free one. */
+  port?: number | undefined;
 }
 
 const DOWNLOAD_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;
@@ -95,12 +100,21 @@ async function stopWithin(server: MongoMemoryServer): Promise<void> {
   }
 }
 
-async function startMemoryServer(kind: 'mongod' | 'emulator', binary: { binary: string; version: string; systemBinary: boolean }, description: string): Promise<MongoSource> {
+async function startMemoryServer(kind: 'mongod' | 'emulator', binary: { binary: string; version: string; systemBinary: boolean }, description: string, port?: number): Promise<MongoSource> {
   const server = await MongoMemoryServer.create({
     binary: binary.systemBinary ? { systemBinary: binary.binary, version: binary.version } : { version: binary.version },
-    instance: { ip: '127.0.0.1' },
+    instance: { ip: '127.0.0.1', ...(port !== undefined && { port, portGeneration: false }) },
   });
-  return { uri: server.getUri(), kind, description, stop: () => stopWithin(server) };
+  return {
+    uri: server.getUri(),
+    kind,
+    description,
+    stop: () => stopWithin(server),
+    pause: async () => {
+      await server.stop({ doCleanup: false, force: false });
+    },
+    resume: () => server.start(true),
+  };
 }
 
 export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoSource> {
@@ -109,7 +123,7 @@ export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoS
   }
   const real = await findRealMongod();
   if (real) {
-    return startMemoryServer('mongod', real, `mongod ${real.version} (${real.binary}) via mongodb-memory-server`);
+    return startMemoryServer('mongod', real, `mongod ${real.version} (${real.binary}) via mongodb-memory-server`, options.port);
   }
   const emulator = emulatorBinary();
   const version = binaryVersion(emulator);
@@ -119,5 +133,5 @@ export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoS
       '(tools/mongod-emulator). For a real MongoDB set MONGODB_URI, or MONGOMS_SYSTEM_BINARY=/path/to/mongod, ' +
       `or delete ${MARKER_FILE} to retry the download.`,
   );
-  return startMemoryServer('emulator', { binary: emulator, version, systemBinary: true }, `mongod emulator ${version} via mongodb-memory-server`);
+  return startMemoryServer('emulator', { binary: emulator, version, systemBinary: true }, `mongod emulator ${version} via mongodb-memory-server`, options.port);
 }

@@ -1,7 +1,7 @@
 // Test helpers for the MongoDB chosen by the global setup: a connected client, and a database
 // name unique to each test file so files can run in parallel without seeing each other's data.
 import { randomBytes } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db, type Decimal128, type Document, type Double, type Int32, type Long, type ObjectId } from 'mongodb';
 import { afterAll, beforeAll, inject } from 'vitest';
 
 export function connectTestMongo(): Promise<MongoClient> {
@@ -41,4 +41,23 @@ export function useTestDatabase(label: string): TestDatabase {
       return db;
     },
   };
+}
+
+/** The `_id` types the tests use. */
+export type TestId = number | string | ObjectId | Long | Int32 | Double | Decimal128;
+
+/** A test document: any fields, and an `_id` of any BSON type (mongod accepts them all). */
+export interface LooseDoc {
+  _id?: TestId;
+  [field: string]: unknown;
+}
+
+/** A document whose fields may hold anything, for tests exercising raw update operators. */
+export interface AnyDoc extends Document {
+  _id?: TestId;
+}
+
+/** The cursor part of a raw find/aggregate/getMore reply. */
+export interface CursorReply {
+  cursor: { firstBatch?: LooseDoc[]; nextBatch?: LooseDoc[]; id: Long; ns: string };
 }

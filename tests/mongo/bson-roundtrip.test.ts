@@ -1,7 +1,7 @@
 // Every BSON type the service stores comes back exactly as written, type included.
-import { Binary, BSONRegExp, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID, type Document } from 'mongodb';
+import { Binary, BSONRegExp, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../helpers/mongo.js';
+import { useTestDatabase, type LooseDoc } from '../helpers/mongo.js';
 
 const mongo = useTestDatabase('bson');
 
@@ -29,8 +29,8 @@ describe('BSON round-trip', () => {
       nested: { level: { deeper: [new Int32(1), Long.fromNumber(2), new Double(3), 'four', { five: new Int32(5) }] } },
       empty: { list: [], doc: {} },
     };
-    const collection = mongo.db.collection('roundtrip');
-    await collection.insertOne(original as Document);
+    const collection = mongo.db.collection<LooseDoc>('roundtrip');
+    await collection.insertOne(original);
     const stored = await collection.findOne({ _id: original._id }, { promoteValues: false, promoteLongs: false, promoteBuffers: false, bsonRegExp: true });
     expect(stored).toEqual(original);
     expect(Object.keys(stored ?? {})).toEqual(Object.keys(original));
@@ -42,8 +42,8 @@ describe('BSON round-trip', () => {
   });
 
   it('returns big Int64 values as bigint when asked', async () => {
-    const collection = mongo.db.collection('bigint');
-    await collection.insertOne({ _id: 1, v: Long.fromBigInt(2n ** 60n + 1n) } as Document);
+    const collection = mongo.db.collection<LooseDoc>('bigint');
+    await collection.insertOne({ _id: 1, v: Long.fromBigInt(2n ** 60n + 1n) });
     const doc = await collection.findOne({ v: Long.fromBigInt(2n ** 60n + 1n) }, { useBigInt64: true });
     expect(doc?.v).toBe(2n ** 60n + 1n);
   });

@@ -1,13 +1,13 @@
 // Inserts, finds, updates, deletes, findAndModify, count and distinct through the driver.
 import { Double, Int32, Long, MongoServerError, ObjectId, type Document } from 'mongodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../helpers/mongo.js';
+import { useTestDatabase, type AnyDoc } from '../helpers/mongo.js';
 
 const mongo = useTestDatabase('crud');
 const raw = { promoteValues: false, promoteLongs: false } as const;
 
 function items() {
-  return mongo.db.collection('items');
+  return mongo.db.collection<AnyDoc>('items');
 }
 
 beforeEach(async () => {
@@ -18,7 +18,7 @@ describe('insert', () => {
   it('gives documents an ObjectId _id, placed first', async () => {
     const { insertedId } = await items().insertOne({ name: 'fern' });
     expect(insertedId).toBeInstanceOf(ObjectId);
-    await items().insertOne({ name: 'moss', _id: 7 } as Document);
+    await items().insertOne({ name: 'moss', _id: 7 });
     const moss = await items().findOne({ name: 'moss' });
     expect(Object.keys(moss ?? {})).toEqual(['_id', 'name']);
     const fern = await items().findOne({ _id: insertedId });
@@ -40,7 +40,7 @@ describe('find', () => {
       { _id: 2, name: 'basil', price: 4, tags: ['herb'], size: { h: 30, unit: 'cm' } },
       { _id: 3, name: 'cactus', price: 8, tags: ['succulent'], size: { h: 10, unit: 'cm' } },
       { _id: 4, name: 'dill', price: 4, tags: [], size: { h: 60, unit: 'cm' } },
-    ] as Document[]);
+    ]);
   });
 
   it('filters, sorts, skips and limits', async () => {
@@ -73,25 +73,24 @@ describe('find', () => {
 
 describe('update', () => {
   it('applies the field operators', async () => {
-    await items().insertOne({ _id: 1, a: 1, b: 'x', n: 5, m: 3, lo: 5, hi: 5, list: [1, 2, 3, 4], set: ['a'], old: 'o' } as Document);
-    const result = await items().updateOne(
-      { _id: 1 },
-      {
-        $set: { 'nested.deep': true },
-        $unset: { b: '' },
-        $inc: { n: 2 },
-        $mul: { m: 4, fresh: 2 },
-        $min: { lo: 1 },
-        $max: { hi: 9 },
-        $push: { log: { $each: ['p', 'q'] } },
-        $addToSet: { set: { $each: ['a', 'b'] } },
-        $pull: { list: { $gte: 3 } },
-        $rename: { old: 'renamed' },
-        $currentDate: { touched: true },
-      } as Document,
-    );
+    await items().insertOne({ _id: 1, a: 1, b: 'x', n: 5, m: 3, lo: 5, hi: 5, list: [1, 2, 3, 4], set: ['a'], old: 'o' });
+    // Typed as a plain Document: the driver's operator typings cannot describe free-form test fields.
+    const update: Document = {
+      $set: { 'nested.deep': true },
+      $unset: { b: '' },
+      $inc: { n: 2 },
+      $mul: { m: 4, fresh: 2 },
+      $min: { lo: 1 },
+      $max: { hi: 9 },
+      $push: { log: { $each: ['p', 'q'] } },
+      $addToSet: { set: { $each: ['a', 'b'] } },
+      $pull: { list: { $gte: 3 } },
+      $rename: { old: 'renamed' },
+      $currentDate: { touched: true },
+    };
+    const result = await items().updateOne({ _id: 1 }, update);
     expect(result).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
-    const doc = await items().findOne({ _id: 1 } as Document);
+    const doc = await items().findOne({ _id: 1 });
     expect(doc).toMatchObject({ a: 1, n: 7, m: 12, fresh: 0, lo: 1, hi: 9, log: ['p', 'q'], set: ['a', 'b'], list: [1, 2], renamed: 'o', nested: { deep: true } });
     expect(doc).not.toHaveProperty('b');
     expect(doc).not.toHaveProperty('old');
@@ -99,8 +98,8 @@ describe('update', () => {
   });
 
   it('keeps numeric types: int32 stays int32, overflows to int64, long stays long', async () => {
-    await items().insertOne({ _id: 1, small: new Int32(1), edge: new Int32(2_147_483_647), long: Long.fromNumber(1), dbl: new Double(1) } as Document);
-    await items().updateOne({ _id: 1 } as Document, { $inc: { small: 1, edge: 1, long: 1, dbl: 1 } });
+    await items().insertOne({ _id: 1, small: new Int32(1), edge: new Int32(2_147_483_647), long: Long.fromNumber(1), dbl: new Double(1) });
+    await items().updateOne({ _id: 1 }, { $inc: { small: 1, edge: 1, long: 1, dbl: 1 } });
     const doc = await items().findOne({ _id: 1 } as Document, raw);
     expect(doc?.small).toEqual(new Int32(2));
     expect(doc?.edge).toEqual(Long.fromNumber(2_147_483_648));
@@ -109,9 +108,9 @@ describe('update', () => {
   });
 
   it('replaces whole documents, keeping _id', async () => {
-    await items().insertOne({ _id: 1, a: 1, b: 2 } as Document);
-    await items().replaceOne({ _id: 1 } as Document, { c: 3 });
-    expect(await items().findOne({ _id: 1 } as Document)).toEqual({ _id: 1, c: 3 });
+    await items().insertOne({ _id: 1, a: 1, b: 2 });
+    await items().replaceOne({ _id: 1 }, { c: 3 });
+    expect(await items().findOne({ _id: 1 })).toEqual({ _id: 1, c: 3 });
   });
 
   it('upserts from the filter equality fields and $setOnInsert', async () => {
@@ -131,13 +130,13 @@ describe('update', () => {
   });
 
   it('refuses to change _id (ImmutableField, 66)', async () => {
-    await items().insertOne({ _id: 1, a: 1 } as Document);
-    await expect(items().updateOne({ _id: 1 } as Document, { $set: { _id: 2 } })).rejects.toMatchObject({ code: 66 });
+    await items().insertOne({ _id: 1, a: 1 });
+    await expect(items().updateOne({ _id: 1 }, { $set: { _id: 2 } })).rejects.toMatchObject({ code: 66 });
   });
 
   it('refuses $inc on a string (TypeMismatch, 14)', async () => {
-    await items().insertOne({ _id: 1, a: 'text' } as Document);
-    await expect(items().updateOne({ _id: 1 } as Document, { $inc: { a: 1 } })).rejects.toMatchObject({ code: 14 });
+    await items().insertOne({ _id: 1, a: 'text' });
+    await expect(items().updateOne({ _id: 1 }, { $inc: { a: 1 } })).rejects.toMatchObject({ code: 14 });
   });
 });
 
@@ -153,7 +152,7 @@ describe('delete', () => {
 
 describe('findAndModify', () => {
   beforeEach(async () => {
-    await items().insertMany([{ _id: 1, q: 5, tag: 'a' }, { _id: 2, q: 9, tag: 'a' }] as Document[]);
+    await items().insertMany([{ _id: 1, q: 5, tag: 'a' }, { _id: 2, q: 9, tag: 'a' }]);
   });
 
   it('returns the document before or after the update, honouring sort and projection', async () => {
@@ -164,13 +163,13 @@ describe('findAndModify', () => {
   });
 
   it('upserts, replaces and removes', async () => {
-    const upserted = await items().findOneAndUpdate({ _id: 3 } as Document, { $set: { q: 1 } }, { upsert: true, returnDocument: 'after' });
+    const upserted = await items().findOneAndUpdate({ _id: 3 }, { $set: { q: 1 } }, { upsert: true, returnDocument: 'after' });
     expect(upserted).toEqual({ _id: 3, q: 1 });
-    const missing = await items().findOneAndUpdate({ _id: 4 } as Document, { $set: { q: 1 } });
+    const missing = await items().findOneAndUpdate({ _id: 4 }, { $set: { q: 1 } });
     expect(missing).toBeNull();
-    const replaced = await items().findOneAndReplace({ _id: 1 } as Document, { fresh: true }, { returnDocument: 'after' });
+    const replaced = await items().findOneAndReplace({ _id: 1 }, { fresh: true }, { returnDocument: 'after' });
     expect(replaced).toEqual({ _id: 1, fresh: true });
-    const removed = await items().findOneAndDelete({ _id: 2 } as Document);
+    const removed = await items().findOneAndDelete({ _id: 2 });
     expect(removed).toEqual({ _id: 2, q: 9, tag: 'a' });
     expect(await items().countDocuments()).toBe(2);
   });

@@ -1,18 +1,18 @@
 // Duplicate key errors (E11000) in every write path, with mongod's message, keyPattern and keyValue.
-import { Double, MongoBulkWriteError, MongoServerError, type Document } from 'mongodb';
+import { Double, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../helpers/mongo.js';
+import { useTestDatabase, type LooseDoc } from '../helpers/mongo.js';
 
 const mongo = useTestDatabase('dupkeys');
 
 function plants() {
-  return mongo.db.collection('plants');
+  return mongo.db.collection<LooseDoc>('plants');
 }
 
 beforeEach(async () => {
   await plants().drop().catch(() => undefined);
-  await plants().createIndex({ sku: 1 }, { unique: true });
-  await plants().insertOne({ _id: 5, sku: 'A' } as Document);
+  await plants().createIndexes([{ key: { sku: 1 }, unique: true }]);
+  await plants().insertOne({ _id: 5, sku: 'A' });
 });
 
 async function failure(promise: Promise<unknown>): Promise<MongoServerError> {
@@ -26,7 +26,7 @@ async function failure(promise: Promise<unknown>): Promise<MongoServerError> {
 
 describe('duplicate keys', () => {
   it('insertOne on _id reports the _id_ index', async () => {
-    const error = await failure(plants().insertOne({ _id: 5, sku: 'B' } as Document));
+    const error = await failure(plants().insertOne({ _id: 5, sku: 'B' }));
     expect(error.code).toBe(11000);
     expect(error.message).toBe(`E11000 duplicate key error collection: ${mongo.db.databaseName}.plants index: _id_ dup key: { _id: 5 }`);
     expect(error.keyPattern).toEqual({ _id: 1 });
@@ -48,8 +48,8 @@ describe('duplicate keys', () => {
     expect(error).toBeInstanceOf(MongoBulkWriteError);
     const bulk = error as MongoBulkWriteError;
     expect(bulk.insertedCount).toBe(1);
-    expect(bulk.writeErrors).toHaveLength(1);
-    expect(bulk.writeErrors[0]).toMatchObject({ index: 1, code: 11000 });
+    expect(bulk.result.getWriteErrors()).toHaveLength(1);
+    expect(bulk.result.getWriteErrors()[0]).toMatchObject({ index: 1, code: 11000 });
     expect(await plants().countDocuments({ sku: 'C' })).toBe(0);
   });
 
@@ -60,7 +60,7 @@ describe('duplicate keys', () => {
     expect(error).toBeInstanceOf(MongoBulkWriteError);
     const bulk = error as MongoBulkWriteError;
     expect(bulk.insertedCount).toBe(2);
-    expect(bulk.writeErrors.map((writeError) => writeError.index)).toEqual([0, 2]);
+    expect(bulk.result.getWriteErrors().map((writeError) => writeError.index)).toEqual([0, 2]);
     expect(await plants().countDocuments()).toBe(3);
   });
 
@@ -105,7 +105,7 @@ describe('duplicate keys', () => {
   });
 
   it('treats numerically equal _id values of different types as duplicates', async () => {
-    const error = await failure(plants().insertOne({ _id: new Double(5), sku: 'D' } as Document));
+    const error = await failure(plants().insertOne({ _id: new Double(5), sku: 'D' }));
     expect(error.code).toBe(11000);
   });
 });

@@ -2,7 +2,7 @@
 // 2^53), BSON type order, and the query operators.
 import { Binary, BSONRegExp, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, type Document } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../helpers/mongo.js';
+import { useTestDatabase, type LooseDoc } from '../helpers/mongo.js';
 
 const mongo = useTestDatabase('query');
 const TWO_53 = 2n ** 53n;
@@ -13,7 +13,7 @@ async function ids(collection: string, filter: Document, sort: Document = { _id:
 
 describe('numbers across BSON types', () => {
   beforeAll(async () => {
-    await mongo.db.collection('numbers').insertMany([
+    await mongo.db.collection<LooseDoc>('numbers').insertMany([
       { _id: Long.fromNumber(5), v: new Int32(1) },
       { _id: 'big0', v: Long.fromBigInt(TWO_53) },
       { _id: 'big1', v: Long.fromBigInt(TWO_53 + 1n) },
@@ -22,7 +22,7 @@ describe('numbers across BSON types', () => {
       { _id: 'dec', v: Decimal128.fromString('1.5') },
       { _id: 'int', v: new Int32(2) },
       { _id: 'str', v: '3' },
-    ] as Document[]);
+    ]);
   });
 
   it('finds an Int64 _id with an int32, double or decimal of the same value', async () => {
@@ -65,7 +65,7 @@ describe('BSON type order', () => {
       ['null', null],
       ['minKey', new MinKey()],
     ];
-    await mongo.db.collection('types').insertMany(values.map(([name, v]) => ({ _id: name, v }) as Document));
+    await mongo.db.collection<LooseDoc>('types').insertMany(values.map(([name, v]) => ({ _id: name, v })));
     const ascending = await ids('types', {}, { v: 1 });
     // Arrays sort by their smallest element, so [7] sits with the numbers (before 42).
     expect(ascending).toEqual(['minKey', 'null', 'array', 'number', 'string', 'object', 'binData', 'objectId', 'bool', 'date', 'timestamp', 'regex', 'maxKey']);
@@ -74,12 +74,12 @@ describe('BSON type order', () => {
 
 describe('query operators', () => {
   beforeAll(async () => {
-    await mongo.db.collection('ops').insertMany([
+    await mongo.db.collection<LooseDoc>('ops').insertMany([
       { _id: 1, name: 'Aloe vera', qty: 10, tags: ['a', 'b'], dims: [{ w: 1, h: 5 }, { w: 3, h: 2 }], meta: { color: 'green' } },
       { _id: 2, name: 'basil', qty: 0, tags: ['b'], dims: [{ w: 2, h: 2 }], meta: { color: null } },
       { _id: 3, name: 'Cactus', tags: [], dims: [] },
       { _id: 4, name: 'dill', qty: new Double(7.5), tags: ['c', 'a', 'd'] },
-    ] as Document[]);
+    ]);
   });
 
   it('combines conditions with $and, $or, $nor and $not', async () => {

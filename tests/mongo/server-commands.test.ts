@@ -2,7 +2,7 @@
 // transaction refusal on a standalone server, database and collection management.
 import { Long, MongoServerError } from 'mongodb';
 import { describe, expect, inject, it } from 'vitest';
-import { useTestDatabase } from '../helpers/mongo.js';
+import { useTestDatabase, type LooseDoc } from '../helpers/mongo.js';
 
 const mongo = useTestDatabase('server_commands');
 
@@ -51,7 +51,7 @@ describe('errors shaped like mongod', () => {
     try {
       session.startTransaction();
       const error = await mongo.db
-        .collection('txn')
+        .collection<LooseDoc>('txn')
         .insertOne({ a: 1 }, { session })
         .catch((caught: unknown) => caught);
       // The driver rewraps mongod's code 20 reply into a "retryable writes" hint, keeping the original.
@@ -67,7 +67,7 @@ describe('errors shaped like mongod', () => {
     } finally {
       await session.endSession();
     }
-    expect(await mongo.db.collection('txn').countDocuments()).toBe(0);
+    expect(await mongo.db.collection<LooseDoc>('txn').countDocuments()).toBe(0);
   });
 
   it('refuses a raw command carrying a transaction number', async () => {
@@ -80,12 +80,12 @@ describe('errors shaped like mongod', () => {
 describe('databases and collections', () => {
   it('creates, lists and drops collections', async () => {
     await mongo.db.createCollection('created');
-    await mongo.db.collection('implicit').insertOne({ x: 1 });
+    await mongo.db.collection<LooseDoc>('implicit').insertOne({ x: 1 });
     const names = (await mongo.db.listCollections().toArray()).map((info) => info.name).sort();
     expect(names).toEqual(expect.arrayContaining(['created', 'implicit']));
     const [info] = await mongo.db.listCollections({ name: 'created' }).toArray();
     expect(info).toMatchObject({ name: 'created', type: 'collection' });
-    expect(await mongo.db.collection('created').drop()).toBe(true);
+    expect(await mongo.db.collection<LooseDoc>('created').drop()).toBe(true);
     const after = (await mongo.db.listCollections({}, { nameOnly: true }).toArray()).map((item) => item.name);
     expect(after).not.toContain('created');
     expect(after).toContain('implicit');
@@ -93,7 +93,7 @@ describe('databases and collections', () => {
 
   it('lists a database once it holds data and forgets it after dropDatabase', async () => {
     const other = mongo.client.db(`${mongo.db.databaseName}_x`);
-    await other.collection('c').insertOne({ a: 1 });
+    await other.collection<LooseDoc>('c').insertOne({ a: 1 });
     const listed = await mongo.client.db('admin').admin().listDatabases();
     expect(listed.databases.map((database) => database.name)).toContain(other.databaseName);
     await other.dropDatabase();
@@ -103,7 +103,7 @@ describe('databases and collections', () => {
 
   it('ends sessions the driver opened', async () => {
     const session = mongo.client.startSession();
-    await mongo.db.collection('sessions').insertOne({ a: 1 }, { session });
+    await mongo.db.collection<LooseDoc>('sessions').insertOne({ a: 1 }, { session });
     await session.endSession();
     await expect(mongo.client.db('admin').command({ endSessions: [session.id] })).resolves.toMatchObject({ ok: 1 });
   });

@@ -30,7 +30,7 @@ export function frame(opCode: number, requestId: number, body: Buffer): Buffer {
 export function opMsg(requestId: number, command: Document, options: { flags?: number; sequences?: Record<string, Document[]> } = {}): Buffer {
   const flags = Buffer.alloc(4);
   flags.writeUInt32LE(options.flags ?? 0, 0);
-  const sections: Buffer[] = [Buffer.from([0]), serialize(command)];
+  const sections: Buffer[] = [Buffer.from([0]), Buffer.from(serialize(command))];
   for (const [identifier, docs] of Object.entries(options.sequences ?? {})) {
     const payload = Buffer.concat([Buffer.from(`${identifier}\0`, 'utf8'), ...docs.map((doc) => serialize(doc))]);
     const size = Buffer.alloc(4);
