@@ -21,30 +21,19 @@ export function isDoc(value: unknown): value is Doc {
   return bsonTag(value) === undefined;
 }
 
-export function isInt32(value: unknown): value is Int32 {
-  return bsonTag(value) === 'Int32';
+/** A type guard for one bson wrapper class, recognised by its `_bsontype` tag. */
+function tagGuard<T>(tag: string): (value: unknown) => value is T {
+  return (value: unknown): value is T => bsonTag(value) === tag;
 }
-export function isLong(value: unknown): value is Long {
-  return bsonTag(value) === 'Long';
-}
-export function isDouble(value: unknown): value is Double {
-  return bsonTag(value) === 'Double';
-}
-export function isDecimal(value: unknown): value is Decimal128 {
-  return bsonTag(value) === 'Decimal128';
-}
-export function isObjectId(value: unknown): value is ObjectId {
-  return bsonTag(value) === 'ObjectId';
-}
-export function isBinary(value: unknown): value is Binary {
-  return bsonTag(value) === 'Binary';
-}
-export function isTimestamp(value: unknown): value is Timestamp {
-  return bsonTag(value) === 'Timestamp';
-}
-export function isBsonRegExp(value: unknown): value is BSONRegExp {
-  return bsonTag(value) === 'BSONRegExp';
-}
+
+export const isInt32 = tagGuard<Int32>('Int32');
+export const isLong = tagGuard<Long>('Long');
+export const isDouble = tagGuard<Double>('Double');
+export const isDecimal = tagGuard<Decimal128>('Decimal128');
+export const isObjectId = tagGuard<ObjectId>('ObjectId');
+export const isBinary = tagGuard<Binary>('Binary');
+export const isTimestamp = tagGuard<Timestamp>('Timestamp');
+export const isBsonRegExp = tagGuard<BSONRegExp>('BSONRegExp');
 
 export type NumericValue = number | Int32 | Long | Double | Decimal128;
 
