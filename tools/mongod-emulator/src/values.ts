@@ -22,7 +22,7 @@ export function isDoc(value: unknown): value is Doc {
 }
 
 /** A type guard for one bson wrapper class, recognised by its `_bsontype` tag. */
-function tagGuard<T>(tag: string): (value: unknown) => value is T {
+function tagGuard<T extends { _bsontype: string }>(tag: T['_bsontype']): (value: unknown) => value is T {
   return (value: unknown): value is T => bsonTag(value) === tag;
 }
 
