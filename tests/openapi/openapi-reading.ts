@@ -26,6 +26,7 @@ export interface Operation {
 
 export interface OpenApiDocument {
   openapi: string;
+  servers?: { url: string; description?: string }[];
   security?: Record<string, string[]>[];
   paths: Record<string, Record<string, Operation | undefined> | undefined>;
   components?: { securitySchemes?: Record<string, Record<string, unknown>> };
