@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
@@ -6,6 +5,7 @@ import { inject } from 'vitest';
 import { buildApp, type AppConfig, type AppOverrides } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { PLANTS_COLLECTION, type PlantDocument } from '../../server/plants/mongo-plant-store.js';
+import { uniqueDbName } from './mongo.js';
 
 export const TEST_TOKEN = 'test-token-Zq8Xw2';
 export const OTHER_TOKEN = 'test-token-other-7Hk';
@@ -13,7 +13,7 @@ export const OTHER_TOKEN = 'test-token-other-7Hk';
 /** The test MongoDB (from the global setup) with a database of this app's own, so files run in parallel. */
 export function testMongoUri(): string {
   const uri = new ConnectionString(inject('mongoUri'));
-  uri.pathname = `/plantstore_test_${randomUUID().slice(0, 8)}`;
+  uri.pathname = `/${uniqueDbName('plantstore')}`;
   return uri.toString();
 }
 
