@@ -1,38 +1,67 @@
 import type { TRPCError } from '@trpc/server';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import type { NodeHTTPResponse } from '@trpc/server/adapters/node-http';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { createOpenApiNodeHttpHandler, type NodeHTTPRequest, type OpenApiMeta } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/trpc.js';
+import { OpenApiRequest, OpenApiResponse } from './openapi-shims.js';
 
 interface RestRoutesOptions {
   router: AppRouter;
   createContext: (authorization: string | undefined) => Context;
 }
 
+/** The handler is typed for Node's request and response; it is given the shims instead. */
+type ShimRequest = OpenApiRequest & NodeHTTPRequest;
+type ShimResponse = OpenApiResponse & NodeHTTPResponse;
+
+/** The methods trpc-to-openapi's own Fastify plugin serves. */
+const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+
 /**
- * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi.
- * Errors are rethrown from `onError` so that the app's error handler, the one place that
- * shapes failures, answers them with the interface's `Error` body.
+ * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi's
+ * node-http handler. Errors are rethrown from `onError` so that the app's error handler, the one
+ * place that shapes failures, answers them with the interface's `Error` body.
+ *
+ * Each operation gets an exact Fastify route; a catch-all route behind them hands everything
+ * else to the same handler, so what trpc-to-openapi does with other paths (its case-insensitive
+ * and trailing-slash matching, 404 for the rest) is unchanged.
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, createContext }: RestRoutesOptions) {
+  const handle = createOpenApiNodeHttpHandler<AppRouter, ShimRequest, ShimResponse>({
+    router,
+    createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify.headers.authorization),
+    onError: ({ error }: { error: TRPCError }) => {
+      throw error;
+    },
+  });
+
+  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+    // trpc-to-openapi spreads the body into an object; an array or a string would turn into
+    // numbered fields. Refuse them here with a message that says what was wrong.
+    if (request.method === 'POST' && !isJsonObject(request.body)) {
+      throw Object.assign(new Error('the request body must be a JSON object'), { statusCode: 400 });
+    }
+    // The shims stand in for Node's request and response (see openapi-shims.ts).
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- deliberately not an IncomingMessage
+    await handle(new OpenApiRequest(request) as ShimRequest, new OpenApiResponse(reply) as ShimResponse);
+    return reply;
+  };
+
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
-    rest.addHook('preValidation', async (request) => {
-      // trpc-to-openapi spreads the body into an object; an array or a string would turn into
-      // numbered fields. Refuse them here with a message that says what was wrong.
-      if (request.method === 'POST' && !isJsonObject(request.body)) {
-        throw Object.assign(new Error('the request body must be a JSON object'), { statusCode: 400 });
-      }
-    });
-    await rest.register(fastifyTRPCOpenApiPlugin, {
-      basePath: '/',
-      router,
-      createContext: ({ req }: { req: FastifyRequest }) => createContext(req.headers.authorization),
-      onError: ({ error }: { error: TRPCError }) => {
-        throw error;
-      },
-    });
+    for (const { method, path } of openApiOperations(router)) rest.route({ method, url: path, handler: serve });
+    rest.route({ method: OPENAPI_METHODS, url: '/*', handler: serve });
+  });
+}
+
+/** Each REST operation of the router, with its path in Fastify's syntax (`/plants/:id`). */
+function openApiOperations(router: AppRouter): { method: HTTPMethods; path: string }[] {
+  return Object.values(router._def.procedures).flatMap((procedure) => {
+    const openapi = (procedure as { _def: { meta?: OpenApiMeta } })._def.meta?.openapi;
+    if (!openapi || openapi.enabled === false) return [];
+    return [{ method: openapi.method, path: openapi.path.replace(/\{(\w+)\}/g, ':$1') }];
   });
 }
 
