@@ -1,12 +1,13 @@
-import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import type { TRPCError } from '@trpc/server';
+import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import type { FastifyInstance } from 'fastify';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError, type Context } from '../../routers/trpc.js';
 import { bearerChallenge } from '../auth/bearer-tokens.js';
 import { toErrorReply } from './error-reply.js';
+import { createDirectCall } from './trpc-direct-call.js';
 
 export const TRPC_PREFIX = '/trpc';
 
@@ -16,37 +17,62 @@ interface TrpcRoutesOptions {
   bodyLimit: number;
 }
 
-/** Serves every procedure over tRPC at /trpc, for `@trpc/client` and other tRPC clients. */
+/**
+ * Serves every procedure over tRPC at /trpc, for `@trpc/client` and other tRPC clients.
+ *
+ * The common request (one mutation, a JSON body, no batching) is answered by a direct call
+ * (trpc-direct-call.ts); every other request, and every request the direct call does not
+ * recognise, goes to tRPC's own Fastify handler, as tRPC's Fastify plugin would send it.
+ */
 export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, bodyLimit }: TrpcRoutesOptions) {
-  await app.register(async (trpc) => {
-    // Failures Fastify raises before tRPC runs (body too large, unknown procedure path) still
-    // answer in tRPC's envelope here, so tRPC clients can read them.
-    trpc.setErrorHandler(async (error, request, reply) => {
-      const { statusCode, message, headers } = toErrorReply(error, { id: request.id, method: request.method, url: request.url, bodyLimit });
-      const code = trpcCodeFor(statusCode);
-      return reply
-        .code(statusCode)
-        .headers(headers)
-        .send({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: statusCode } } });
-    });
-    await trpc.register(fastifyTRPCPlugin, {
-      prefix: TRPC_PREFIX,
-      maxBodySize: bodyLimit,
-      trpcOptions: {
-        router,
-        createContext: ({ req }) => createContext(req.headers.authorization),
-        responseMeta: ({ errors }) => {
-          const authError = errors.find((error) => error.cause instanceof AuthError)?.cause;
-          return authError instanceof AuthError ? { headers: { 'www-authenticate': bearerChallenge(authError.auth) } } : {};
-        },
-        onError: ({ error, req }) => {
-          if (getHTTPStatusCodeFromError(error) >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
-            req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
-          }
-        },
-      } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
-    });
-  });
+  const onError = ({ error, req }: { error: TRPCError; req: FastifyRequest }) => {
+    if (getHTTPStatusCodeFromError(error) >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
+      req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
+    }
+  };
+  const trpcOptions = {
+    router,
+    createContext: ({ req }) => createContext(req.headers.authorization),
+    responseMeta: ({ errors }) => ({ headers: authChallengeHeaders(errors) }),
+    onError,
+  } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'];
+  const tryDirectCall = createDirectCall({ router, createContext, errorHeaders: authChallengeHeaders, onError });
+
+  await app.register(
+    async (trpc) => {
+      // Failures Fastify raises before tRPC runs (body too large, unknown procedure path) still
+      // answer in tRPC's envelope here, so tRPC clients can read them.
+      trpc.setErrorHandler(async (error, request, reply) => {
+        const { statusCode, message, headers } = toErrorReply(error, { id: request.id, method: request.method, url: request.url, bodyLimit });
+        const code = trpcCodeFor(statusCode);
+        return reply
+          .code(statusCode)
+          .headers(headers)
+          .send({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: statusCode } } });
+      });
+      // As tRPC's Fastify plugin does: tRPC reads JSON bodies itself, and multipart as a stream.
+      trpc.removeContentTypeParser(['application/json', 'multipart/form-data']);
+      trpc.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+        done(null, body);
+      });
+      trpc.addContentTypeParser('multipart/form-data', (_request, payload, done) => {
+        done(null, payload);
+      });
+      trpc.all<{ Params: { path: string } }>('/:path', async (req, res) => {
+        const { path } = req.params;
+        if (await tryDirectCall(req, res, path)) return res;
+        await fastifyRequestHandler({ ...trpcOptions, req, res, path });
+        return res;
+      });
+    },
+    { prefix: TRPC_PREFIX },
+  );
+}
+
+/** `WWW-Authenticate` for an answer that failed for want of a good token. */
+function authChallengeHeaders(errors: readonly TRPCError[]): Record<string, string> {
+  const authError = errors.find((error) => error.cause instanceof AuthError)?.cause;
+  return authError instanceof AuthError ? { 'www-authenticate': bearerChallenge(authError.auth) } : {};
 }
 
 const CODE_BY_STATUS: Partial<Record<number, TRPC_ERROR_CODE_KEY>> = {
