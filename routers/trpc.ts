@@ -43,9 +43,12 @@ export const createCallerFactory = t.createCallerFactory;
 
 // 3. Procedures --------------------------------------------------------------------------
 
-/** Turns the store's domain errors into tRPC codes, so each procedure need not. */
-const storeErrors = t.middleware(async ({ next }) => {
-  const result = await next();
+/**
+ * Turns the store's domain errors into tRPC codes, so each procedure need not. A function both
+ * procedure kinds call inside their one middleware, rather than a middleware of its own: see
+ * `protectedProcedure`.
+ */
+function withStoreErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R): R {
   if (!result.ok) {
     const { cause } = result.error;
     if (cause instanceof PlantConflictError) throw new TRPCError({ code: 'CONFLICT', message: cause.message, cause });
@@ -54,9 +57,9 @@ const storeErrors = t.middleware(async ({ next }) => {
     }
   }
   return result;
-});
+}
 
-export const publicProcedure = t.procedure.use(storeErrors);
+export const publicProcedure = t.procedure.use(async ({ next }) => withStoreErrors(await next()));
 
 export class AuthError extends Error {
   override name = 'AuthError';
@@ -69,10 +72,16 @@ export class AuthError extends Error {
   }
 }
 
-export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+/**
+ * The token check and the store-error mapping in one middleware, not `publicProcedure.use(auth)`:
+ * tRPC copies the call's options twice per middleware level (object spreads through a slow
+ * helper), which profiled at about a sixth of a request's CPU; one level fewer saves a fifth of
+ * that. The outcome is the same: a refused token is UNAUTHORIZED, and store errors still map.
+ */
+export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
   if (ctx.auth.status !== 'valid') {
     const cause = new AuthError(ctx.auth);
     throw new TRPCError({ code: 'UNAUTHORIZED', message: cause.message, cause });
   }
-  return next();
+  return withStoreErrors(await next());
 });
