@@ -1,0 +1,14 @@
+// The load check of `npm run load`, shorter: the built service under 64 concurrent clients.
+import { describe, expect, it, inject } from 'vitest';
+import { formatLoadReport, loadFailures } from '../../bench/load/load-report.js';
+import { runLoad } from '../../bench/load/run-load.js';
+
+describe('load', () => {
+  it('2,000 plants from 64 concurrent clients: all 200, all stored once, no 5xx', async () => {
+    const report = await runLoad({ plants: 2_000, concurrency: 64, mongoUri: inject('mongoUri') });
+    console.log(formatLoadReport(report));
+    expect(loadFailures(report), report.serviceOutput).toStrictEqual([]);
+    expect(report).toMatchObject({ sent: 2_000, ok: 2_000, serverErrors: 0, stored: 2_000, missing: 0, duplicates: 0, wrong: 0, exitCode: 0 });
+    expect(report.peakRssBytes).toBeGreaterThan(0);
+  }, 60_000);
+});
