@@ -27,8 +27,9 @@ const EnvSchema = z.object({
       error: 'must be a MongoDB connection string, like mongodb://127.0.0.1:27017/plantstore',
     }),
   MONGODB_TIMEOUT_MS: positiveInt(3000),
+  // w: 0 is refused: an unacknowledged write would let the API answer 200 for a plant it never saw stored.
   MONGODB_WRITE_CONCERN: z
-    .union([z.literal('majority'), z.coerce.number().int().min(0)])
+    .union([z.literal('majority'), z.coerce.number().int().min(1)], { error: 'must be majority or a number of members, at least 1' })
     .default('majority'),
   MONGODB_JOURNAL: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
   API_TOKENS: csv.refine((tokens) => tokens.every((token) => /^[\x21-\x7e]+$/.test(token)), {

@@ -1,15 +1,6 @@
-import {
-  Long,
-  MongoNetworkError,
-  MongoNotConnectedError,
-  MongoServerError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
-  type Collection,
-  type Db,
-  type WriteConcernSettings,
-} from 'mongodb';
+import { Long, MongoServerError, type Collection, type Db, type WriteConcernSettings } from 'mongodb';
 import type { NewPlant, Plant } from '../../schemas/plant.js';
+import { isUnavailable } from './mongo-errors.js';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from './plant-store.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
@@ -41,7 +32,10 @@ export class MongoPlantStore implements PlantStore {
       createdAt: new Date(),
     };
     try {
-      await this.plants.insertOne(document);
+      // Resolves only once the server acknowledged the write with the collection's write concern;
+      // a write concern error rejects (and is answered 503 by toStoreError), so no 200 goes out unacknowledged.
+      const { acknowledged } = await this.plants.insertOne(document);
+      if (!acknowledged) throw new Error('the insert was not acknowledged: MONGODB_WRITE_CONCERN must be at least 1');
       return toPlant(document);
     } catch (error) {
       if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw toStoreError(error);
@@ -68,12 +62,7 @@ function toPlant(document: PlantDocument): Plant {
   return document.tag === undefined ? { name: document.name } : { name: document.name, tag: document.tag };
 }
 
-/** Connection trouble becomes StoreUnavailableError (503); anything else stays unexpected (500). */
+/** An unavailable database becomes StoreUnavailableError (503); anything else stays unexpected (500). */
 function toStoreError(error: unknown): unknown {
-  const unreachable =
-    error instanceof MongoServerSelectionError ||
-    error instanceof MongoNetworkError ||
-    error instanceof MongoNotConnectedError ||
-    error instanceof MongoTopologyClosedError;
-  return unreachable ? new StoreUnavailableError({ cause: error }) : error;
+  return isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
 }

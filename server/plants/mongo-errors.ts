@@ -1,0 +1,57 @@
+import {
+  MongoClientClosedError,
+  MongoError,
+  MongoErrorLabel,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoWriteConcernError,
+} from 'mongodb';
+
+/**
+ * Server error codes that mean "this server cannot take the operation now", not "the operation is
+ * wrong": shutting down, stepping down, not primary, unreachable, timed out. The same family the
+ * driver treats as retryable, listed here because on a standalone it adds no label to go by.
+ */
+const UNAVAILABLE_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  64, // WriteConcernFailed (wtimeout)
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/**
+ * Whether a driver error means the database is unavailable (answer 503: the create is safe to
+ * retry) rather than something unexpected (500). A write concern error counts as unavailable:
+ * the write was not acknowledged as configured, so it must not be answered 200.
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNetworkError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoServerClosedError ||
+    error instanceof MongoClientClosedError ||
+    error instanceof MongoOperationTimeoutError ||
+    error instanceof MongoWriteConcernError
+  ) {
+    return true;
+  }
+  if (!(error instanceof MongoError)) return false;
+  if (error.hasErrorLabel(MongoErrorLabel.RetryableWriteError) || error.hasErrorLabel(MongoErrorLabel.ResetPool)) return true;
+  return error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code);
+}
