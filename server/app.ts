@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
 import { registerDocsRoutes } from './http/docs-routes.js';
 import { registerErrorHandling } from './http/error-handling.js';
+import { registerGracefulClose } from './http/graceful-close.js';
 import { registerHealthRoutes } from './http/health-routes.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
@@ -43,6 +44,8 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    // server/http/graceful-close.ts answers 503 while closing, in the app's error shapes.
+    return503OnClosing: false,
   });
 
   const store = overrides.store ?? createMongoStore(app, config);
@@ -54,6 +57,7 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerGracefulClose(app);
   await app.register(cors, {
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
     methods: ['GET', 'POST'],
