@@ -4,8 +4,9 @@
 export type ServerKind = 'baseline' | 'service';
 export type StoreKind = 'noop' | 'mongo';
 
-export type ChildMessage = { type: 'ready'; port: number } | { type: 'rss'; rss: number };
-export type ParentMessage = { type: 'rss' };
+/** `usage`: the child's RSS in bytes and the CPU time (user + system) it has used, in µs. */
+export type ChildMessage = { type: 'ready'; port: number } | { type: 'usage'; rss: number; cpuMicros: number };
+export type ParentMessage = { type: 'usage' };
 
 /** Environment variables that tell a child what to run (the rest is the service's own config). */
 export const SERVER_KIND_ENV = 'BENCH_SERVER';

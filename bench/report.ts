@@ -1,8 +1,13 @@
 import type { RoundResult } from './load-round.js';
 
+/** A round, with the server's CPU time per request: steadier than req/s on a busy machine. */
+export interface MeasuredRound extends RoundResult {
+  cpuMicrosPerRequest: number;
+}
+
 export interface ContenderSummary {
   label: string;
-  rounds: RoundResult[];
+  rounds: MeasuredRound[];
 }
 
 interface Row {
@@ -10,6 +15,7 @@ interface Row {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  cpuMicrosPerRequest: number;
 }
 
 const median = (values: number[]): number => {
@@ -26,6 +32,7 @@ function summarise({ label, rounds }: ContenderSummary): Row {
     requestsPerSecond: median(rounds.map((round) => round.requestsPerSecond)),
     p50Ms: median(rounds.map((round) => round.p50Ms)),
     p99Ms: median(rounds.map((round) => round.p99Ms)),
+    cpuMicrosPerRequest: median(rounds.map((round) => round.cpuMicrosPerRequest)),
   };
 }
 
@@ -34,7 +41,7 @@ export function formatTable(summaries: ContenderSummary[]): string {
   const rows = summaries.map(summarise);
   const [baseline] = rows;
   if (!baseline) return '(no results)';
-  const header = ['contender', 'req/s', 'p50 ms', 'p99 ms', 'req/s ÷ baseline', 'p99 ÷ baseline', 'req/s per round'];
+  const header = ['contender', 'req/s', 'p50 ms', 'p99 ms', 'req/s ÷ baseline', 'p99 ÷ baseline', 'server CPU µs/req', 'req/s per round'];
   const body = rows.map((row, index) => [
     row.label,
     Math.round(row.requestsPerSecond).toLocaleString('en'),
@@ -42,6 +49,7 @@ export function formatTable(summaries: ContenderSummary[]): string {
     String(row.p99Ms),
     (row.requestsPerSecond / baseline.requestsPerSecond).toFixed(2),
     (row.p99Ms / baseline.p99Ms).toFixed(2),
+    Math.round(row.cpuMicrosPerRequest).toString(),
     (summaries[index]?.rounds ?? []).map((round) => Math.round(round.requestsPerSecond)).join(' '),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => (cells[column] ?? '').length)));

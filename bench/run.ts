@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { StoreKind } from './child-protocol.js';
 import { CONTENDERS, REST, TRPC, checkAnswers, type Contender } from './contenders.js';
-import { runRound, type RoundResult } from './load-round.js';
+import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { createPlantRequest } from './plant-requests.js';
-import { formatTable, megabytes, type ContenderSummary } from './report.js';
+import { formatTable, megabytes, type ContenderSummary, type MeasuredRound } from './report.js';
 import { ServerProcess } from './server-process.js';
 import { measureStartup } from './startup-time.js';
 
@@ -60,13 +60,18 @@ async function compare(store: StoreKind, mongodbUri: string): Promise<ContenderS
     service: await ServerProcess.start({ server: 'service', store, env, nodeFlags }),
   };
   try {
-    const load = (contender: Contender, seconds: number) =>
-      runRound({ url: servers[contender.server].url, requests: [createPlantRequest(contender.path, TOKEN)], connections: CONNECTIONS, durationSeconds: seconds });
+    const load = async (contender: Contender, seconds: number): Promise<MeasuredRound> => {
+      const server = servers[contender.server];
+      const before = await server.usage();
+      const round = await runRound({ url: server.url, requests: [createPlantRequest(contender.path, TOKEN)], connections: CONNECTIONS, durationSeconds: seconds });
+      const after = await server.usage();
+      return { ...round, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / round.requests };
+    };
     for (const contender of CONTENDERS) {
       await checkAnswers(contender, servers[contender.server].url, TOKEN);
       await load(contender, plan.warmupSeconds);
     }
-    const rounds = new Map<Contender, RoundResult[]>(CONTENDERS.map((contender) => [contender, []]));
+    const rounds = new Map<Contender, MeasuredRound[]>(CONTENDERS.map((contender) => [contender, []]));
     for (let round = 0; round < plan.rounds; round += 1) {
       for (const contender of CONTENDERS) rounds.get(contender)?.push(await load(contender, plan.seconds));
     }
@@ -86,7 +91,7 @@ async function measureMemory(store: StoreKind, mongodbUri: string): Promise<numb
     for (const checkpoint of plan.memoryCheckpoints) {
       await runRound({ url: server.url, requests, connections: CONNECTIONS, amount: checkpoint - sent });
       sent = checkpoint;
-      rss.push(await server.rss());
+      rss.push((await server.usage()).rss);
     }
     return rss;
   } finally {

@@ -1,7 +1,7 @@
 /**
  * A server under test, run by the benchmark in its own process so the load generator does not
  * share its event loop. It listens on a free loopback port, says so over IPC, and answers RSS
- * queries over IPC too, so the product needs no debug route.
+ * and CPU-time queries over IPC too, so the product needs no debug route.
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppConfig } from '../server/app.js';
@@ -43,9 +43,10 @@ const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
 
 const send = (message: ChildMessage) => process.send?.(message);
-// The only question the parent asks (ParentMessage) is the RSS.
+// The only question the parent asks (ParentMessage) is for the usage figures.
 process.on('message', (_message: ParentMessage) => {
-  send({ type: 'rss', rss: process.memoryUsage().rss });
+  const { user, system } = process.cpuUsage();
+  send({ type: 'usage', rss: process.memoryUsage().rss, cpuMicros: user + system });
 });
 // The parent going away (or closing the channel) ends the child; exiting writes any --cpu-prof.
 process.on('disconnect', () => {

@@ -35,11 +35,12 @@ export class ServerProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** The child's resident set size, in bytes, as the child itself reports it. */
-  async rss(): Promise<number> {
-    const reply = nextMessage(this.child, 'rss', 5_000);
-    this.child.send({ type: 'rss' } satisfies ParentMessage);
-    return (await reply).rss;
+  /** The child's resident set size (bytes) and CPU time used so far (µs), as the child reports them. */
+  async usage(): Promise<{ rss: number; cpuMicros: number }> {
+    const reply = nextMessage(this.child, 'usage', 5_000);
+    this.child.send({ type: 'usage' } satisfies ParentMessage);
+    const { rss, cpuMicros } = await reply;
+    return { rss, cpuMicros };
   }
 
   /** Closes the IPC channel, on which the child closes its server and exits. */

@@ -5,6 +5,7 @@ import { createOpenApiNodeHttpHandler, type NodeHTTPRequest, type OpenApiMeta } 
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/trpc.js';
 import { OpenApiRequest, OpenApiResponse } from './openapi-shims.js';
+import { createRunnerCaller, proceduresOf } from './run-procedure.js';
 
 interface RestRoutesOptions {
   router: AppRouter;
@@ -28,8 +29,11 @@ const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']
  * and trailing-slash matching, 404 for the rest) is unchanged.
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, createContext }: RestRoutesOptions) {
+  // The handler calls procedures through `router.createCaller(ctx)`; this caller runs them with
+  // run-procedure.ts instead of tRPC's slower runner (same middlewares, parsers and results).
+  const runnerRouter: AppRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router)) as AppRouter['createCaller'] };
   const handle = createOpenApiNodeHttpHandler<AppRouter, ShimRequest, ShimResponse>({
-    router,
+    router: runnerRouter,
     createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify.headers.authorization),
     onError: ({ error }: { error: TRPCError }) => {
       throw error;

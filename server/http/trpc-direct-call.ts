@@ -3,6 +3,7 @@ import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/trpc.js';
+import { proceduresOf, runProcedure } from './run-procedure.js';
 
 export interface DirectCallOptions {
   router: AppRouter;
@@ -20,17 +21,14 @@ export interface DirectCallOptions {
  * `AbortController`, a body stream) and every answer into a fetch `Response` that Fastify then
  * streams out; profiled, that machinery cost several times the procedure itself. For the
  * common request, this does what `resolveResponse` does for it, with tRPC's own pieces: the
- * procedure (input parsing, middlewares, output validation), `getTRPCErrorShape` (and so the
+ * procedure's middlewares, input and output parsers (run by run-procedure.ts), `getTRPCErrorShape` (and so the
  * router's error formatter), `transformTRPCResponse` and `getHTTPStatusCode`, so the answers
  * are the same bytes with the same status. Anything else returns `false` and goes to tRPC's
  * full handler.
  */
 export function createDirectCall({ router, createContext, errorHeaders, onError }: DirectCallOptions) {
   const config = router._def._config;
-  const mutations = new Map<string, AnyTRPCProcedure>();
-  for (const [path, procedure] of Object.entries(router._def.procedures as Record<string, AnyTRPCProcedure>)) {
-    if (procedure._def.type === 'mutation') mutations.set(path, procedure);
-  }
+  const mutations = new Map<string, AnyTRPCProcedure>([...proceduresOf(router)].filter(([, procedure]) => procedure._def.type === 'mutation'));
 
   return async function tryDirectCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<boolean> {
     const { body, headers } = request;
@@ -55,7 +53,7 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
     try {
       ctx = createContext(headers.authorization);
       // No signal, as with `createCaller`: no procedure here watches for a client going away.
-      const data: unknown = await procedure({ path, getRawInput: readInput.read, ctx, type: 'mutation', signal: undefined, batchIndex: 0 });
+      const data = await runProcedure(procedure, { path, getRawInput: readInput.read, ctx, type: 'mutation', signal: undefined, batchIndex: 0 });
       if (isDataStream(data)) {
         throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
       }

@@ -1,0 +1,108 @@
+import { initTRPC, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { appRouter } from '../../routers/app.js';
+import { createContextFactory } from '../../routers/trpc.js';
+import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
+import { createRunnerCaller, proceduresOf, runProcedure, type ProcedureCall } from '../../server/http/run-procedure.js';
+import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../server/plants/plant-store.js';
+
+/**
+ * server/http/run-procedure.ts replaces tRPC's middleware runner for speed; every outcome must be
+ * the one tRPC's own `procedure(call)` gives: the same data, or an error with the same code,
+ * message and cause.
+ */
+type Outcome = { data: unknown } | { code: string; message: string; cause: string | undefined };
+
+async function outcomeOf(run: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { data: await run() };
+  } catch (error) {
+    if (!(error instanceof TRPCError)) throw error;
+    return { code: error.code, message: error.message, cause: error.cause?.constructor.name };
+  }
+}
+
+async function expectSameOutcome(procedure: AnyTRPCProcedure, call: ProcedureCall) {
+  const ours = await outcomeOf(() => runProcedure(procedure, call));
+  expect(ours).toEqual(await outcomeOf(() => procedure(call)));
+  return ours;
+}
+
+const stores: Record<string, PlantStore['create']> = {
+  ok: async (plant) => ({ name: plant.name, ...(plant.tag !== undefined && { tag: plant.tag }) }),
+  conflict: async (plant) => Promise.reject(new PlantConflictError(plant.id)),
+  unavailable: async () => Promise.reject(new StoreUnavailableError()),
+  failing: async () => Promise.reject(new Error('disk on fire')),
+  'bad output': async () => ({ name: 42 }) as unknown as { name: string },
+};
+
+const inputs: [string, unknown][] = [
+  ['a plant', { id: 1, name: 'Monstera', tag: 'tropical' }],
+  ['a coercible id', { id: '1', name: 'x' }],
+  ['no input', undefined],
+  ['an unknown field', { id: 1, name: 'x', tga: 'y' }],
+];
+
+describe('runProcedure gives what tRPC gives for createPlant', () => {
+  const createPlant = appRouter._def.procedures.createPlant;
+  for (const [storeName, create] of Object.entries(stores)) {
+    const context = createContextFactory({ store: { create, ping: async () => undefined }, verifyToken: createTokenVerifier(['t0ken']) });
+    for (const authorization of ['Bearer t0ken', 'Bearer wrong', undefined]) {
+      it.each(inputs)(`${storeName} store, ${String(authorization)}: %s`, async (_name, input) => {
+        await expectSameOutcome(createPlant, {
+          ctx: context(authorization),
+          getRawInput: async () => input,
+          path: 'createPlant',
+          type: 'mutation',
+          signal: undefined,
+          batchIndex: 0,
+        });
+      });
+    }
+  }
+});
+
+describe('runProcedure follows tRPC middleware semantics', () => {
+  const t = initTRPC.context<{ user: string; trace: string[] }>().meta<{ tag: string }>().create();
+  const seen: unknown[] = [];
+  const procedure = t.procedure
+    .meta({ tag: 'm' })
+    .use(async ({ ctx, meta, path, type, next }) => {
+      seen.push({ meta, path, type });
+      return next({ ctx: { trace: [...ctx.trace, 'first'] } });
+    })
+    .input(z.object({ n: z.number() }))
+    .use(async ({ input, next }) => next({ input: { n: input.n * 2 } }))
+    .use(async ({ ctx, next, getRawInput }) => {
+      seen.push(await getRawInput());
+      return next({ ctx: { user: ctx.user.toUpperCase() } });
+    })
+    .mutation(({ ctx, input }) => ({ user: ctx.user, trace: ctx.trace, n: input.n }));
+  const noNext = t.procedure.use(async () => undefined as never).query(() => 'never');
+  const throwing = t.procedure.use(() => {
+    throw new Error('plain');
+  }).query(() => 'never');
+  const call = (input: unknown): ProcedureCall => ({ ctx: { user: 'ann', trace: [] }, getRawInput: async () => input, path: 'p', type: 'mutation', signal: undefined, batchIndex: 0 });
+
+  it('merges ctx, overrides input, passes meta, path and type', async () => {
+    seen.length = 0;
+    expect(await expectSameOutcome(procedure, call({ n: 2 }))).toEqual({ data: { user: 'ANN', trace: ['first'], n: 4 } });
+    expect(seen).toEqual([{ meta: { tag: 'm' }, path: 'p', type: 'mutation' }, { n: 2 }, { meta: { tag: 'm' }, path: 'p', type: 'mutation' }, { n: 2 }]);
+  });
+
+  it('fails the same way on bad input, on a middleware that returns nothing, and on a plain throw', async () => {
+    await expectSameOutcome(procedure, call({ n: 'two' }));
+    await expectSameOutcome(noNext, { ...call(undefined), type: 'query' });
+    await expectSameOutcome(throwing, { ...call(undefined), type: 'query' });
+  });
+
+  it('gives trpc-to-openapi a caller that runs the procedure for its path', async () => {
+    const router = t.router({ nested: t.router({ double: procedure }) });
+    const caller = createRunnerCaller(proceduresOf(router as unknown as typeof appRouter))({ user: 'bo', trace: [] }) as {
+      nested: { double: (input: unknown) => Promise<unknown> };
+    };
+    const { double } = caller.nested;
+    expect(await double({ n: 1 })).toEqual({ user: 'BO', trace: ['first'], n: 2 });
+  });
+});
