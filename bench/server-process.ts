@@ -2,7 +2,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SERVER_KIND_ENV, STORE_KIND_ENV, isChildMessage, type ChildMessage, type ParentMessage, type ServerKind, type StoreKind } from './child-protocol.js';
 
-const CHILD_SCRIPT = fileURLToPath(new URL('./server-child.ts', import.meta.url));
+/**
+ * The child runs compiled, as the service runs in production (`node dist/...`): under tsx, esbuild
+ * would wrap every function the server creates per request in a `__name` helper, a cost
+ * production does not pay (it showed up at 3% of a request). `npm run bench` compiles it first.
+ */
+const CHILD_SCRIPT = fileURLToPath(new URL('../dist/bench/server-child.js', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 
 export interface ServerProcessOptions {
@@ -23,7 +28,7 @@ export class ServerProcess {
 
   static async start({ server, store, env, nodeFlags = [] }: ServerProcessOptions): Promise<ServerProcess> {
     const child = fork(CHILD_SCRIPT, {
-      execArgv: ['--import', 'tsx', ...nodeFlags],
+      execArgv: nodeFlags,
       env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env, [SERVER_KIND_ENV]: server, [STORE_KIND_ENV]: store },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

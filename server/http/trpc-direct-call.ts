@@ -57,7 +57,9 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
       if (isDataStream(data)) {
         throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
       }
-      payload = JSON.stringify(transformTRPCResponse(config, { result: { data } }));
+      // What transformTRPCResponse makes of `{ result: { data } }`, without its three object spreads.
+      const serialized: unknown = config.transformer.output.serialize(data);
+      payload = JSON.stringify({ result: { data: serialized } });
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
       onError({ error, req: request });
