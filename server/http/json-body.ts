@@ -6,9 +6,29 @@ import secureJson from 'secure-json-parse';
  * `constructor.prototype` keys), but answers with messages that tell the client what is wrong:
  * Fastify's says the same thing for a typo and for a prototype-poisoning attempt.
  */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A JSON body's text, or a 400 error when its bytes are not UTF-8 (which JSON must be, RFC 8259).
+ * Decoding leniently would turn invalid bytes into U+FFFD and store a name the client never sent
+ * (found by tests/reliability/fuzz.test.ts).
+ */
+export function utf8Body(bytes: Buffer): string | Error {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return badRequest('the request body is not valid UTF-8');
+  }
+}
+
 export function registerJsonBodyParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body: string, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) => {
+    const body = utf8Body(bytes);
+    if (body instanceof Error) {
+      done(body);
+      return;
+    }
     if (body.trim() === '') {
       done(badRequest('the request body is empty: send a JSON object'));
       return;

@@ -7,6 +7,7 @@ import type { AppRouter } from '../../routers/app.js';
 import { AuthError, type Context } from '../../routers/trpc.js';
 import { bearerChallenge } from '../auth/bearer-tokens.js';
 import { toErrorReply } from './error-reply.js';
+import { utf8Body } from './json-body.js';
 import { createDirectCall } from './trpc-direct-call.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -50,13 +51,13 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
           .headers(headers)
           .send({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: statusCode } } });
       });
-      // As tRPC's Fastify plugin does: tRPC reads JSON bodies itself, and multipart as a stream.
-      trpc.removeContentTypeParser(['application/json', 'multipart/form-data']);
-      trpc.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-        done(null, body);
-      });
-      trpc.addContentTypeParser('multipart/form-data', (_request, payload, done) => {
-        done(null, payload);
+      // As tRPC's Fastify plugin does: tRPC reads JSON bodies itself. Multipart is not accepted
+      // (415): no procedure takes FormData, and tRPC answered it with an unlogged 500.
+      trpc.removeContentTypeParser('application/json');
+      trpc.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) => {
+        const body = utf8Body(bytes);
+        if (body instanceof Error) done(body);
+        else done(null, body);
       });
       trpc.all<{ Params: { path: string } }>('/:path', async (req, res) => {
         const { path } = req.params;
