@@ -7,6 +7,7 @@ import { createTokenVerifier } from './auth/bearer-tokens.js';
 import type { Config } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
 import { registerDocsRoutes } from './http/docs-routes.js';
+import { registerAuthFailureLimit } from './http/auth-failure-limit.js';
 import { registerErrorHandling } from './http/error-handling.js';
 import { registerGracefulClose } from './http/graceful-close.js';
 import { registerHealthRoutes } from './http/health-routes.js';
@@ -44,6 +45,7 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: requestTimeoutOptions(config.http.requestTimeoutMs),
     // server/http/graceful-close.ts answers 503 while closing, in the app's error shapes.
     return503OnClosing: false,
   });
@@ -58,6 +60,7 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
     reply.header('x-request-id', request.id);
   });
   registerGracefulClose(app);
+  if (config.authFailureLimit) registerAuthFailureLimit(app, config.authFailureLimit);
   await app.register(cors, {
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
     methods: ['GET', 'POST'],
@@ -72,6 +75,20 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
   await registerRestRoutes(app, { router: appRouter, createContext });
   await registerTrpcRoutes(app, { router: appRouter, createContext, bodyLimit: config.http.bodyLimit });
   return app;
+}
+
+/**
+ * Makes REQUEST_TIMEOUT_MS hold for a client that stalls mid-request. Node enforces it only when it
+ * sweeps its connections (every 30 s by default), and when its headersTimeout (60 s by default) is
+ * the larger it swaps the two, so a stalled body was given 60 s. Headers and body both get
+ * REQUEST_TIMEOUT_MS, checked every quarter of it: a stalled client goes within 1.25 × the timeout.
+ */
+function requestTimeoutOptions(requestTimeoutMs: number) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(30_000, Math.max(25, Math.floor(requestTimeoutMs / 4))),
+  };
 }
 
 function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {

@@ -41,6 +41,9 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt(16 * 1024),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
+  /** Unset: no limit. Else failed authentications allowed per client address per window. */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().optional(),
+  AUTH_FAILURE_WINDOW_MS: positiveInt(60_000),
 });
 
 export interface Config {
@@ -59,6 +62,8 @@ export interface Config {
   apiTokens: string[];
   corsOrigins: string[];
   http: { bodyLimit: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** Off when undefined: see server/http/auth-failure-limit.ts. */
+  authFailureLimit: { max: number; windowMs: number } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     apiTokens: e.API_TOKENS,
     corsOrigins: e.CORS_ORIGINS,
     http: { bodyLimit: e.BODY_LIMIT_BYTES, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS },
+    authFailureLimit: e.AUTH_FAILURE_LIMIT === undefined ? undefined : { max: e.AUTH_FAILURE_LIMIT, windowMs: e.AUTH_FAILURE_WINDOW_MS },
   };
 }
 

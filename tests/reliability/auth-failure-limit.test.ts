@@ -1,0 +1,90 @@
+// Failed authentications per client address: AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_MS, then 429.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { AuthFailureCounter } from '../../server/http/auth-failure-limit.js';
+import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+
+const post = (app: FastifyInstance, remoteAddress: string, token: string, id = 1) =>
+  app.inject({ method: 'POST', url: '/plants', remoteAddress, headers: authHeaders(token), payload: { id, name: 'Fern' } });
+
+describe('AuthFailureCounter', () => {
+  it('refuses an address once it reaches the limit, until its window ends', () => {
+    let now = 1_000;
+    const counter = new AuthFailureCounter({ max: 2, windowMs: 10_000 }, () => now);
+    counter.recordFailure('a');
+    expect(counter.waitFor('a')).toBe(0);
+    counter.recordFailure('a');
+    expect(counter.waitFor('a')).toBe(10_000);
+    expect(counter.waitFor('b')).toBe(0);
+    now += 9_999;
+    expect(counter.waitFor('a')).toBe(1);
+    now += 1;
+    expect(counter.waitFor('a')).toBe(0);
+    counter.recordFailure('a');
+    expect(counter.waitFor('a')).toBe(0);
+  });
+
+  it('keeps a bounded number of addresses however many fail', () => {
+    const counter = new AuthFailureCounter({ max: 1, windowMs: 60_000 });
+    for (let index = 0; index < 100_050; index += 1) counter.recordFailure(`10.${index}`);
+    expect(counter.trackedAddresses).toBeLessThanOrEqual(100_000);
+    expect(counter.waitFor('10.100049')).toBeGreaterThan(0);
+  });
+});
+
+describe('with AUTH_FAILURE_LIMIT=3 per AUTH_FAILURE_WINDOW_MS=400', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_MS: '400' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 429 with the Error body and Retry-After to the address after 3 failures, even with a good token', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) expect((await post(t.app, '10.0.0.1', 'wrong')).statusCode).toBe(401);
+    for (const token of ['wrong', TEST_TOKEN]) {
+      const refused = await post(t.app, '10.0.0.1', token);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.json()).toStrictEqual({ error: 429, message: 'too many failed authentications from this address: try again in 1 s' });
+    }
+    const trpc = await t.app.inject({ method: 'POST', url: '/trpc/createPlant', remoteAddress: '10.0.0.1', headers: authHeaders(), payload: { id: 1, name: 'Fern' } });
+    expect(trpc.statusCode).toBe(429);
+    expect(trpc.json()).toMatchObject({ error: { message: expect.stringContaining('too many failed authentications') as unknown, data: { httpStatus: 429 } } });
+    expect(await t.plants.countDocuments()).toBe(0);
+  });
+
+  it('serves other addresses meanwhile', async () => {
+    expect((await post(t.app, '10.0.0.2', TEST_TOKEN, 2)).statusCode).toBe(200);
+  });
+
+  it('serves the address again once the window has passed', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) await post(t.app, '10.0.0.3', 'wrong');
+    expect((await post(t.app, '10.0.0.3', TEST_TOKEN, 3)).statusCode).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    expect((await post(t.app, '10.0.0.3', TEST_TOKEN, 3)).statusCode).toBe(200);
+  });
+});
+
+describe('by default', () => {
+  it('is off: failures never turn into 429', async () => {
+    const t = await startTestApp();
+    try {
+      for (let attempt = 0; attempt < 30; attempt += 1) expect((await post(t.app, '10.0.0.9', 'wrong')).statusCode).toBe(401);
+      expect((await post(t.app, '10.0.0.9', TEST_TOKEN)).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.each(['0', '-1', 'many', '2.5'])('refuses AUTH_FAILURE_LIMIT=%s', (value) => {
+    expect(() => loadConfig({ AUTH_FAILURE_LIMIT: value })).toThrow('AUTH_FAILURE_LIMIT');
+  });
+
+  it('reads the limit and window', () => {
+    expect(loadConfig({ AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_MS: '30000' }).authFailureLimit).toStrictEqual({ max: 5, windowMs: 30_000 });
+    expect(loadConfig({}).authFailureLimit).toBeUndefined();
+  });
+});

@@ -1,0 +1,48 @@
+// Slow or idle clients cannot hold connections: request and keep-alive timeouts close them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { openRawSocket, parseResponse, postHead } from './helpers/raw-socket.js';
+
+const REQUEST_TIMEOUT_MS = 600;
+const KEEP_ALIVE_TIMEOUT_MS = 400;
+/** Node checks for expired requests periodically; the service asks for a check often enough for this. */
+const SLACK_MS = 1000;
+
+let t: TestApp;
+let url: string;
+beforeAll(async () => {
+  t = await startTestApp({ env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS) } });
+  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('slow clients', () => {
+  it.each([
+    ['sends the headers, then stalls before the body', postHead('/plants', 40, { authorization: `Bearer ${TEST_TOKEN}` })],
+    ['sends half the body, then stalls', postHead('/plants', 40, { authorization: `Bearer ${TEST_TOKEN}` }) + '{"id": 1,'],
+    ['sends part of the headers, then stalls', 'POST /plants HTTP/1.1\r\nhost: localhost\r\ncontent-type: appl'],
+  ])('a client that %s is cut off after REQUEST_TIMEOUT_MS', async (_case, partial) => {
+    const socket = await openRawSocket(url);
+    const sentAt = performance.now();
+    socket.write(partial);
+    const { data, atMs } = await socket.closed;
+    expect(atMs - sentAt).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
+    expect(atMs - sentAt).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
+    // Node answers 408 when it can; nothing is stored either way.
+    if (data !== '') expect(parseResponse(data).status).toBe(408);
+  });
+
+  it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const socket = await openRawSocket(url);
+    const body = JSON.stringify({ id: 9, name: 'Kept alive' });
+    socket.write(postHead('/plants', body.length, { authorization: `Bearer ${TEST_TOKEN}` }) + body);
+    while (!socket.received().includes('Kept alive')) await new Promise((resolve) => setTimeout(resolve, 10));
+    const answeredAt = performance.now();
+    const { data, atMs } = await socket.closed;
+    expect(parseResponse(data).status).toBe(200);
+    expect(atMs - answeredAt).toBeGreaterThanOrEqual(KEEP_ALIVE_TIMEOUT_MS - 50);
+    expect(atMs - answeredAt).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + SLACK_MS);
+  });
+});
