@@ -58,3 +58,24 @@ export function formatTable(summaries: ContenderSummary[]): string {
 }
 
 export const megabytes = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+/** The issue's targets: at least `minRatio` of the baseline's req/s, and (if given) p99 at most `maxP99Ratio` times its p99. */
+export interface Target {
+  minRatio: number;
+  maxP99Ratio?: number;
+}
+
+/** One line per contender after the baseline: met or missed, with the figures that decide it. */
+export function formatTargets(summaries: ContenderSummary[], { minRatio, maxP99Ratio }: Target): string {
+  const [baseline, ...others] = summaries.map(summarise);
+  if (!baseline) return '';
+  return others
+    .map((row) => {
+      const ratio = row.requestsPerSecond / baseline.requestsPerSecond;
+      const p99Ratio = row.p99Ms / baseline.p99Ms;
+      const met = ratio >= minRatio && (maxP99Ratio === undefined || p99Ratio <= maxP99Ratio);
+      const p99 = maxP99Ratio === undefined ? '' : `, p99 ${p99Ratio.toFixed(2)}× (target ≤ ${maxP99Ratio}×)`;
+      return `  ${met ? 'met   ' : 'MISSED'} ${row.label}: ${ratio.toFixed(2)}× the baseline's req/s (target ≥ ${minRatio}×)${p99}`;
+    })
+    .join('\n');
+}

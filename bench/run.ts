@@ -13,7 +13,7 @@ import { CONTENDERS, REST, TRPC, checkAnswers, type Contender } from './contende
 import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { createPlantRequest } from './plant-requests.js';
-import { formatTable, megabytes, type ContenderSummary, type MeasuredRound } from './report.js';
+import { formatTable, formatTargets, megabytes, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
 import { ServerProcess } from './server-process.js';
 import { measureStartup } from './startup-time.js';
 
@@ -99,9 +99,13 @@ async function measureMemory(store: StoreKind, mongodbUri: string): Promise<numb
   }
 }
 
-function printComparison(title: string, summaries: ContenderSummary[]): void {
+/** The issue's targets: no-op store, ≥ 0.5× the baseline's req/s and p99 ≤ 2×; MongoDB store, ≥ 0.8×. */
+const TARGETS: Record<StoreKind, Target> = { noop: { minRatio: 0.5, maxP99Ratio: 2 }, mongo: { minRatio: 0.8 } };
+
+function printComparison(title: string, summaries: ContenderSummary[], target: Target): void {
   console.log(`\n${title}`);
   console.log(formatTable(summaries));
+  console.log(formatTargets(summaries, target));
 }
 
 async function main(): Promise<void> {
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
     }
     for (const store of stores) {
       const summaries = await compare(store, store === 'mongo' && mongo ? mongo.uri : UNUSED_MONGODB_URI);
-      printComparison(store === 'noop' ? 'No-op store (HTTP and RPC layers alone):' : `MongoDB store (${mongo?.kind ?? '?'}):`, summaries);
+      printComparison(store === 'noop' ? 'No-op store (HTTP and RPC layers alone):' : `MongoDB store (${mongo?.kind ?? '?'}):`, summaries, TARGETS[store]);
     }
 
     const memoryStore: StoreKind = mongo ? 'mongo' : 'noop';
