@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
 import { registerDocsRoutes } from './http/docs-routes.js';
 import { registerAuthFailureLimit } from './http/auth-failure-limit.js';
+import { answerClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handling.js';
 import { registerGracefulClose } from './http/graceful-close.js';
 import { registerHealthRoutes } from './http/health-routes.js';
@@ -46,6 +47,7 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
     http: requestTimeoutOptions(config.http.requestTimeoutMs),
+    clientErrorHandler: answerClientError,
     // server/http/graceful-close.ts answers 503 while closing, in the app's error shapes.
     return503OnClosing: false,
   });

@@ -30,8 +30,22 @@ describe('slow clients', () => {
     const { data, atMs } = await socket.closed;
     expect(atMs - sentAt).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
     expect(atMs - sentAt).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
-    // Node answers 408 when it can; nothing is stored either way.
-    if (data !== '') expect(parseResponse(data).status).toBe(408);
+    // The API's Error shape, like every other failure.
+    expect(parseResponse(data)).toStrictEqual({ status: 408, body: { error: 408, message: 'the request took too long to arrive' } });
+  });
+
+  it('bytes that are not HTTP get a 400 in the Error shape and a closed connection', async () => {
+    const socket = await openRawSocket(url);
+    socket.write('HELLO THERE\r\n\r\n');
+    const { data } = await socket.closed;
+    expect(parseResponse(data)).toStrictEqual({ status: 400, body: { error: 400, message: 'the request is not valid HTTP' } });
+  });
+
+  it('headers over the size limit get a 431 in the Error shape', async () => {
+    const socket = await openRawSocket(url);
+    socket.write(`GET /healthz HTTP/1.1\r\nhost: localhost\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const { data } = await socket.closed;
+    expect(parseResponse(data)).toStrictEqual({ status: 431, body: { error: 431, message: 'the request headers are too large' } });
   });
 
   it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
