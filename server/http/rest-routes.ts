@@ -40,10 +40,10 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     },
   });
 
-  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+  const handleWith = (bodyRequired: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     // trpc-to-openapi spreads the body into an object; an array or a string would turn into
     // numbered fields. Refuse them here with a message that says what was wrong.
-    if (request.method === 'POST' && !isJsonObject(request.body)) {
+    if (request.method === 'POST' && (bodyRequired || request.body !== undefined) && !isJsonObject(request.body)) {
       throw Object.assign(new Error('the request body must be a JSON object'), { statusCode: 400 });
     }
     // The shims stand in for Node's request and response (see openapi-shims.ts).
@@ -55,8 +55,9 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
-    for (const { method, path } of openApiOperations(router)) rest.route({ method, url: path, handler: serve });
-    rest.route({ method: OPENAPI_METHODS, url: '/*', handler: serve });
+    for (const { method, path } of openApiOperations(router)) rest.route({ method, url: path, handler: handleWith(true) });
+    // A POST with no body to an unknown path is a 404, not a missing body.
+    rest.route({ method: OPENAPI_METHODS, url: '/*', handler: handleWith(false) });
   });
 }
 

@@ -2,6 +2,7 @@ import type { TRPCError } from '@trpc/server';
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError, type Context } from '../../routers/trpc.js';
@@ -76,17 +77,6 @@ function authChallengeHeaders(errors: readonly TRPCError[]): Record<string, stri
   return authError instanceof AuthError ? { 'www-authenticate': bearerChallenge(authError.auth) } : {};
 }
 
-const CODE_BY_STATUS: Partial<Record<number, TRPC_ERROR_CODE_KEY>> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_SUPPORTED',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  503: 'SERVICE_UNAVAILABLE',
-};
-
 function trpcCodeFor(statusCode: number): TRPC_ERROR_CODE_KEY {
-  return CODE_BY_STATUS[statusCode] ?? (statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
+  return HTTP_STATUS_TRPC_ERROR_CODE[statusCode] ?? (statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
 }

@@ -71,6 +71,10 @@ describe('errors raised by Fastify answer the Error shape', () => {
     expectErrorBody(await t.app.inject({ method: 'GET', url: '/plants' }), 404, 'no route for GET /plants');
     const nested = await t.app.inject({ method: 'POST', url: '/plants/1', headers: authHeaders(), payload: '{}' });
     expectErrorBody(nested, 404, 'no route for POST /plants/1');
+    for (const url of ['/nope', '/docs']) {
+      const bodiless = await t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+      expectErrorBody(bodiless, 404, `no route for POST ${url}`);
+    }
   });
 });
 

@@ -52,7 +52,7 @@ describe('with AUTH_FAILURE_LIMIT=3 per AUTH_FAILURE_WINDOW_MS=400', () => {
     }
     const trpc = await t.app.inject({ method: 'POST', url: '/trpc/createPlant', remoteAddress: '10.0.0.1', headers: authHeaders(), payload: { id: 1, name: 'Fern' } });
     expect(trpc.statusCode).toBe(429);
-    expect(trpc.json()).toMatchObject({ error: { message: expect.stringContaining('too many failed authentications') as unknown, data: { httpStatus: 429 } } });
+    expect(trpc.json()).toMatchObject({ error: { message: expect.stringContaining('too many failed authentications') as unknown, data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429 } } });
     expect(await t.plants.countDocuments()).toBe(0);
   });
 
