@@ -54,7 +54,7 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
 
   const store = overrides.store ?? createMongoStore(app, config);
   const createContext = createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) });
-  const openApiDocument = buildOpenApiDocument(appRouter, { baseUrl: `http://${config.host}:${config.port}` });
+  const openApiDocument = buildOpenApiDocument(appRouter);
 
   registerErrorHandling(app, { bodyLimit: config.http.bodyLimit });
   registerJsonBodyParser(app);

@@ -30,7 +30,7 @@ const DOCS_CSP = [
  */
 export async function registerDocsRoutes(app: FastifyInstance, { document }: { document: OpenAPIObject }) {
   await app.register(async (docs) => {
-    await docs.register(swagger, { mode: 'static', specification: { document: withSameOriginServer(document) } });
+    await docs.register(swagger, { mode: 'static', specification: { document: asStaticDocument(document) } });
     await docs.register(swaggerUi, {
       routePrefix: DOCS_PREFIX,
       staticCSP: DOCS_CSP,
@@ -41,15 +41,7 @@ export async function registerDocsRoutes(app: FastifyInstance, { document }: { d
   });
 }
 
-/**
- * The document's `servers` entry is built from the configured host and port, which is often not
- * where a browser reaches the service: 0.0.0.0, port 0, or a proxy in front. Swagger UI
- * resolves a relative server URL against the page it was opened from, so `/` makes "Try it
- * out" call the very origin that served the docs, whatever it is. The request's Host header
- * could say the same, but it is client input, and a relative URL needs no trust in it.
- */
-function withSameOriginServer(document: OpenAPIObject): StaticDocumentSpec['document'] {
-  const forBrowser = { ...document, servers: [{ url: '/', description: 'The server that serves these docs' }] };
-  // The same JSON; only the TypeScript models differ (openapi3-ts here, openapi-types there).
-  return forBrowser as unknown as StaticDocumentSpec['document'];
+/** The same JSON; only the TypeScript models differ (openapi3-ts here, openapi-types there). */
+function asStaticDocument(document: OpenAPIObject): StaticDocumentSpec['document'] {
+  return document as unknown as StaticDocumentSpec['document'];
 }

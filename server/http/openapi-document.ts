@@ -11,13 +11,17 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
  * rewritten to the interface's one `Error` schema, which is what the REST API really answers
  * (trpc-to-openapi documents its own error envelope, which this service does not send).
  * `POST /plants` gets an example for every status, from schemas/examples.ts.
+ *
+ * The server URL is relative (`/`): the configured host and port are often not where a client
+ * reaches the service (0.0.0.0, port 0, a proxy in front), and a relative URL resolves against
+ * wherever the document was fetched from, which is also what Swagger UI at /docs needs.
  */
-export function buildOpenApiDocument(router: AppRouter, { baseUrl }: { baseUrl: string }): OpenAPIObject {
+export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: 'Plant Store',
     version: '1.0.0',
     description: 'Stores plants. Every endpoint requires `Authorization: Bearer <token>`.',
-    baseUrl,
+    baseUrl: '/',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
     defs: { Error: ErrorSchema },
   });

@@ -37,9 +37,8 @@ describe('GET /docs', () => {
 
   it('shows the /openapi.json document, with a server relative to the page', async () => {
     const shown = await fetchDocument(app, '/docs/json');
-    const served = await fetchDocument(app);
-    expect(shown.servers).toEqual([{ url: '/', description: 'The server that serves these docs' }]);
-    expect({ ...shown, servers: served.servers }).toEqual(served);
+    expect(shown.servers).toEqual([{ url: '/' }]);
+    expect(shown).toEqual(await fetchDocument(app));
   });
 
   it.each(['/docs/nope', '/docs/static/missing.js', '/docs/static/..%2f..%2fpackage.json', '/docs/static/../../package.json'])(
