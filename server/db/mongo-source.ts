@@ -11,7 +11,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DryMongoBinary, MongoBinary, MongoMemoryServer } from 'mongodb-memory-server';
+import type { MongoMemoryServer } from 'mongodb-memory-server';
 
 export type MongoSourceKind = 'uri' | 'mongod' | 'emulator';
 
@@ -35,6 +35,9 @@ export interface ResolveMongoOptions {
 const DOWNLOAD_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;
 const STOP_TIMEOUT_MS = 15_000;
 const MARKER_FILE = join(tmpdir(), 'plant-store-mongod-download-failed.json');
+
+/** Loaded only when a MongoDB must be started: a service given MONGODB_URI starts faster without it. */
+const memoryServer = () => import('mongodb-memory-server');
 
 /** Finds tools/mongod-emulator by walking up from this file (works from server/ and dist/server/). */
 function emulatorBinary(): string {
@@ -75,6 +78,7 @@ async function rememberDownloadFailure(version: string, reason: string): Promise
 
 /** A real mongod binary: configured or cached first, then a download unless one failed lately. */
 async function findRealMongod(): Promise<{ binary: string; version: string; systemBinary: boolean } | undefined> {
+  const { DryMongoBinary, MongoBinary } = await memoryServer();
   const options = await DryMongoBinary.generateOptions();
   const systemBinary = options.systemBinary !== '';
   const existing = await DryMongoBinary.locateBinary(options);
@@ -101,6 +105,7 @@ async function stopWithin(server: MongoMemoryServer): Promise<void> {
 }
 
 async function startMemoryServer(kind: 'mongod' | 'emulator', binary: { binary: string; version: string; systemBinary: boolean }, description: string, port?: number): Promise<MongoSource> {
+  const { MongoMemoryServer } = await memoryServer();
   const server = await MongoMemoryServer.create({
     binary: binary.systemBinary ? { systemBinary: binary.binary, version: binary.version } : { version: binary.version },
     instance: { ip: '127.0.0.1', ...(port !== undefined && { port, portGeneration: false }) },
