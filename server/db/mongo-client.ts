@@ -2,7 +2,10 @@ import { MongoClient } from 'mongodb';
 
 export interface MongoClientOptions {
   uri: string;
-  /** How long an operation waits for a reachable server before failing (and the API answering 503). */
+  /**
+   * How long an operation waits for a reachable server, and then for its answer, before failing
+   * (and the API answering 503).
+   */
   timeoutMs: number;
 }
 
@@ -15,5 +18,7 @@ export function createMongoClient({ uri, timeoutMs }: MongoClientOptions): Mongo
     appName: 'plant-store',
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
+    // A server that takes a command and never answers would otherwise hold the request for ever.
+    socketTimeoutMS: timeoutMs,
   });
 }

@@ -9,8 +9,11 @@ const OP_MSG = 2013;
 const HEADER_BYTES = 16;
 const CHECKSUM_PRESENT = 1;
 
-/** What becomes of the server's answer to an insert: passed on, turned into a write concern error, or lost with the connection. */
-export type InsertFault = 'none' | 'writeConcernError' | 'dropConnection';
+/**
+ * What becomes of the server's answer to an insert: passed on, turned into a write concern error,
+ * lost with the connection, or never delivered while the connection stays open (a hung server).
+ */
+export type InsertFault = 'none' | 'writeConcernError' | 'dropConnection' | 'noAnswer';
 
 export interface MongoWireProxy {
   uri(dbName: string): string;
@@ -59,6 +62,8 @@ export async function startMongoWireProxy(targetUri: string): Promise<MongoWireP
         client.write(message);
       } else if (proxy.fault === 'dropConnection') {
         client.destroy();
+      } else if (proxy.fault === 'noAnswer') {
+        // Swallowed: the client waits on an open connection for an answer that never comes.
       } else {
         const body = opMsgBody(message) ?? {};
         client.write(opMsg(message, { ...body, writeConcernError: { code: 64, codeName: 'WriteConcernFailed', errmsg: 'waiting for replication timed out' } }));
