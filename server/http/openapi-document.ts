@@ -1,6 +1,8 @@
+import { isDeepStrictEqual } from 'node:util';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { ErrorSchema } from '../../schemas/error.js';
+import { NewPlantSchema } from '../../schemas/plant.js';
 import { CREATE_PLANT_EXAMPLES } from '../../schemas/examples.js';
 import { addExamples, type ExampleTarget } from './openapi-examples.js';
 
@@ -23,9 +25,10 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     description: 'Stores plants. Every endpoint requires `Authorization: Bearer <token>`.',
     baseUrl: '/',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
-    defs: { Error: ErrorSchema },
+    defs: { Error: ErrorSchema, NewPlant: NewPlantSchema },
   });
   for (const operation of operationsOf(document)) {
+    referToNamedRequestSchema(operation, document.components?.schemas ?? {});
     for (const [status, response] of Object.entries(operation.responses)) {
       if (!status.startsWith('2')) {
         operation.responses[status] = { description: (response as { description: string }).description, content: { 'application/json': { schema: ERROR_REF } } };
@@ -44,7 +47,21 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   return document;
 }
 
-type Operation = { responses: Record<string, unknown> };
+type Operation = {
+  responses: Record<string, unknown>;
+  requestBody?: { content?: Record<string, { schema?: unknown } | undefined> };
+};
+
+/**
+ * trpc-to-openapi writes each request body schema inline. Where it is exactly a named component
+ * (`NewPlant`), point to that instead, so the document names its shapes as the interface does.
+ */
+function referToNamedRequestSchema(operation: Operation, components: Record<string, unknown>): void {
+  for (const media of Object.values(operation.requestBody?.content ?? {})) {
+    const name = Object.keys(components).find((key) => isDeepStrictEqual(components[key], media?.schema));
+    if (media && name !== undefined) media.schema = { $ref: `#/components/schemas/${name}` };
+  }
+}
 
 function operationsOf(document: OpenAPIObject): Operation[] {
   return Object.values(document.paths ?? {}).flatMap((pathItem) =>
