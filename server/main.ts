@@ -11,7 +11,12 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const mongo = await resolveMongo({ uri: config.mongodb.uri, warn: (message) => { console.warn(message); } });
+  const mongo = await resolveMongo({
+    uri: config.mongodb.uri,
+    warn: (message) => {
+      console.warn(message);
+    },
+  });
   const devToken = config.apiTokens.length === 0 ? randomBytes(24).toString('base64url') : undefined;
 
   const app = await buildApp({
@@ -36,7 +41,14 @@ async function main(): Promise<void> {
   process.once('SIGINT', (signal) => void stop(signal));
   process.once('SIGTERM', (signal) => void stop(signal));
 
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close();
+    await mongo.stop();
+    throw error;
+  }
   app.log.info({ mongodb: mongo.description }, `plant store listening on ${address}`);
   if (devToken) printDevToken(address, devToken);
 }
@@ -66,4 +78,10 @@ function printDevToken(address: string, token: string): void {
   );
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // A start-up failure (port taken, MongoDB that cannot be started...) is told in one line.
+  console.error(`plant store failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -79,6 +79,20 @@ describe('the service process', () => {
     expect(service.output()).toContain('API_TOKENS and MONGODB_URI must be set when NODE_ENV=production');
   });
 
+  it('says in one line why it cannot start when the port is taken, and exits 1', async () => {
+    const first = startService({ MONGODB_URI: testMongoUri(), API_TOKENS: 'a-token' });
+    try {
+      const [, port] = await first.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
+      const second = startService({ MONGODB_URI: testMongoUri(), API_TOKENS: 'a-token', PORT: String(port) });
+      expect(await exitOf(second.child)).toBe(1);
+      expect(second.output()).toMatch(/^plant store failed to start: listen EADDRINUSE.*$/m);
+      expect(second.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      first.child.kill('SIGTERM');
+      await exitOf(first.child);
+    }
+  });
+
   it('refuses an invalid configuration with a message naming the variable', async () => {
     const service = startService({ PORT: 'eighty' });
     expect(await exitOf(service.child)).toBe(1);
