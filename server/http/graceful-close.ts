@@ -12,12 +12,17 @@ export function registerGracefulClose(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  // Callback-style hooks: they run on every request, and need no promise when there is nothing to do.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) {
+      done();
+      return;
+    }
     reply.header('connection', 'close');
-    throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'the service is shutting down: try again shortly' });
+    done(new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'the service is shutting down: try again shortly' }));
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
