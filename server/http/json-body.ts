@@ -1,11 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 
-/**
- * Parses JSON bodies like Fastify's own parser (secure-json-parse, refusing `__proto__` and
- * `constructor.prototype` keys), but answers with messages that tell the client what is wrong:
- * Fastify's says the same thing for a typo and for a prototype-poisoning attempt.
- */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
@@ -21,6 +16,11 @@ export function utf8Body(bytes: Buffer): string | Error {
   }
 }
 
+/**
+ * Parses JSON bodies like Fastify's own parser (secure-json-parse, refusing `__proto__` and
+ * `constructor.prototype` keys), but answers with messages that tell the client what is wrong:
+ * Fastify's says the same thing for a typo and for a prototype-poisoning attempt.
+ */
 export function registerJsonBodyParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) => {
