@@ -1,0 +1,20 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+/** What a TypeScript app gets from the built package (`npm test` builds before vitest). */
+const importNames = (specifier: string): string[] => {
+  const script = `const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify(Object.keys(m)));`;
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })) as string[];
+};
+
+it('exports the router, createCaller, the context factory, the client helper and the schemas', () => {
+  expect(importNames('plant-store')).toEqual(
+    expect.arrayContaining(['appRouter', 'createCaller', 'createContextFactory', 'createPlantStoreClient', 'createTokenVerifier', 'MongoPlantStore', 'NewPlantSchema', 'PlantSchema', 'ErrorSchema']),
+  );
+});
+
+it('exports the client helper alone at plant-store/client, without server code', () => {
+  expect(importNames('plant-store/client')).toEqual(['createPlantStoreClient']);
+});
