@@ -9,7 +9,7 @@ import { notFoundReply, toErrorReply, type ErrorReply } from './error-reply.js';
  */
 export function registerErrorHandling(app: FastifyInstance, { bodyLimit }: { bodyLimit: number }) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const errorReply = toErrorReply(error, { id: request.id, method: request.method, url: request.url, bodyLimit });
+    const errorReply = toErrorReply(error, request, bodyLimit);
     // A 503 is expected while the database is away or the service shuts down: one warning line, no stack.
     if (errorReply.statusCode === 503) request.log.warn({ reason: error.message }, 'request refused: service unavailable');
     else if (errorReply.statusCode >= 500) request.log.error({ err: error }, 'request failed');

@@ -1,13 +1,12 @@
 import type { TRPCError } from '@trpc/server';
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError, type Context } from '../../routers/trpc.js';
 import { bearerChallenge } from '../auth/bearer-tokens.js';
-import { toErrorReply } from './error-reply.js';
+import { isUnexpected, toErrorReply } from './error-reply.js';
 import { utf8Body } from './json-body.js';
 import { createDirectCall } from './trpc-direct-call.js';
 
@@ -28,7 +27,7 @@ interface TrpcRoutesOptions {
  */
 export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, bodyLimit }: TrpcRoutesOptions) {
   const onError = ({ error, req }: { error: TRPCError; req: FastifyRequest }) => {
-    if (getHTTPStatusCodeFromError(error) >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
+    if (isUnexpected(error)) {
       req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
     }
   };
@@ -45,7 +44,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       // Failures Fastify raises before tRPC runs (body too large, unknown procedure path) still
       // answer in tRPC's envelope here, so tRPC clients can read them.
       trpc.setErrorHandler(async (error, request, reply) => {
-        const { statusCode, message, headers } = toErrorReply(error, { id: request.id, method: request.method, url: request.url, bodyLimit });
+        const { statusCode, message, headers } = toErrorReply(error, request, bodyLimit);
         const code = trpcCodeFor(statusCode);
         return reply
           .code(statusCode)
