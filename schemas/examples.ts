@@ -1,4 +1,5 @@
 import type { CREATE_PLANT_ERRORS } from '../routers/create-plant.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../server/config.js';
 import type { ErrorBody } from './error.js';
 import type { NewPlant, Plant } from './plant.js';
 
@@ -32,8 +33,6 @@ export interface CreatePlantExample {
 /** The 500 message carries the request id; the document shows this one in its place. */
 export const REQUEST_ID_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 
-/** The default BODY_LIMIT_BYTES, which the 413 example exceeds and its message names. */
-const DEFAULT_BODY_LIMIT = 16 * 1024;
 
 const MONSTERA = { id: 42, name: 'Monstera', tag: 'tropical' } satisfies NewPlant;
 
@@ -72,9 +71,9 @@ export const CREATE_PLANT_EXAMPLES = {
   413: {
     name: 'bodyTooLarge',
     summary: 'The body is larger than BODY_LIMIT_BYTES',
-    request: json({ ...MONSTERA, tag: 'x'.repeat(DEFAULT_BODY_LIMIT) }),
+    request: json({ ...MONSTERA, tag: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) }),
     given: 'BODY_LIMIT_BYTES is the default, 16384',
-    response: { error: 413, message: `the request body is larger than the limit of ${DEFAULT_BODY_LIMIT} bytes` },
+    response: { error: 413, message: `the request body is larger than the limit of ${DEFAULT_BODY_LIMIT_BYTES} bytes` },
   },
   415: {
     name: 'notJson',

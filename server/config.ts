@@ -7,6 +7,8 @@ import { ConnectionString } from 'mongodb-connection-string-url';
  */
 
 const DEFAULT_DB_NAME = 'plantstore';
+/** The largest request body by default (BODY_LIMIT_BYTES); the documented 413 example names it. */
+export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
 
 const csv = z
   .string()
@@ -38,7 +40,7 @@ const EnvSchema = z.object({
   CORS_ORIGINS: csv.refine((origins) => origins.every((origin) => URL.canParse(origin)), {
     error: 'each origin must be a URL such as https://app.example',
   }),
-  BODY_LIMIT_BYTES: positiveInt(16 * 1024),
+  BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_LIMIT_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
   /** Unset: no limit. Else failed authentications allowed per client address per window. */
