@@ -1,39 +1,25 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { spawnService, type SpawnedService } from '../bench/load/service-process.js';
 import { testMongoUri } from './helpers/app.js';
 
-/** The built service as `npm start` runs it: `node dist/server/main.js` (npm test builds first). */
-const MAIN = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
-
-interface Running {
-  child: ChildProcessWithoutNullStreams;
-  output: () => string;
-  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>;
+/** The built service as `npm start` runs it (npm test builds first), on any free port. */
+function startService(env: Record<string, string>) {
+  return withWaitFor(spawnService({ PORT: '0', LOG_LEVEL: 'info', ...env }));
 }
 
-function startService(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+/** Adds `waitFor(pattern)`: the first match of `pattern` in the output, failing if the process exits first. */
+function withWaitFor(service: SpawnedService) {
   const waitFor = async (pattern: RegExp, timeoutMs = 15_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const match = pattern.exec(output);
+      const match = pattern.exec(service.output());
       if (match) return match;
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${String(pattern)} in:\n${output}`);
+      if (Date.now() > deadline || service.child.exitCode !== null) throw new Error(`no ${String(pattern)} in:\n${service.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   };
-  return { child, output: () => output, waitFor };
+  return { ...service, waitFor };
 }
-
-const exitOf = async (child: ChildProcessWithoutNullStreams) =>
-  child.exitCode ?? ((await once(child, 'exit')) as [number | null])[0];
 
 describe('the service process', () => {
   it('without API_TOKENS makes a development token, prints a ready-to-paste curl, and serves with it', async () => {
@@ -52,7 +38,7 @@ describe('the service process', () => {
       expect(await response.json()).toStrictEqual({ name: 'Monstera', tag: 'tropical' });
     } finally {
       service.child.kill('SIGTERM');
-      await exitOf(service.child);
+      await service.exited();
     }
   });
 
@@ -60,7 +46,7 @@ describe('the service process', () => {
     const service = startService({ MONGODB_URI: testMongoUri(), API_TOKENS: 'a-token' });
     await service.waitFor(/plant store listening on/);
     service.child.kill(signal);
-    expect(await exitOf(service.child)).toBe(0);
+    expect(await service.exited()).toBe(0);
     expect(service.output()).toContain('shutting down');
   });
 
@@ -70,12 +56,12 @@ describe('the service process', () => {
     const ready = await fetch(`${address}/readyz`);
     expect(ready.status).toBe(200);
     service.child.kill('SIGTERM');
-    expect(await exitOf(service.child)).toBe(0);
+    expect(await service.exited()).toBe(0);
   });
 
   it('refuses to start in production without API_TOKENS and MONGODB_URI', async () => {
     const service = startService({ NODE_ENV: 'production' });
-    expect(await exitOf(service.child)).toBe(1);
+    expect(await service.exited()).toBe(1);
     expect(service.output()).toContain('API_TOKENS and MONGODB_URI must be set when NODE_ENV=production');
   });
 
@@ -84,18 +70,18 @@ describe('the service process', () => {
     try {
       const [, port] = await first.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
       const second = startService({ MONGODB_URI: testMongoUri(), API_TOKENS: 'a-token', PORT: String(port) });
-      expect(await exitOf(second.child)).toBe(1);
+      expect(await second.exited()).toBe(1);
       expect(second.output()).toMatch(/^plant store failed to start: listen EADDRINUSE.*$/m);
       expect(second.output()).not.toMatch(/\n\s+at /);
     } finally {
       first.child.kill('SIGTERM');
-      await exitOf(first.child);
+      await first.exited();
     }
   });
 
   it('refuses an invalid configuration with a message naming the variable', async () => {
     const service = startService({ PORT: 'eighty' });
-    expect(await exitOf(service.child)).toBe(1);
+    expect(await service.exited()).toBe(1);
     expect(service.output()).toMatch(/PORT: /);
   });
 });

@@ -24,32 +24,46 @@ export interface ServiceProcess {
   exited(): Promise<number | null>;
 }
 
-export async function startService(env: Record<string, string>, startTimeoutMs = 30_000): Promise<ServiceProcess> {
+/** The built service just spawned: its output so far and its exit, whether or not it starts. */
+export interface SpawnedService {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Everything the service wrote to stdout and stderr so far. */
+  readonly output: () => string;
+  /** Resolves with the exit code when the process exits (null when killed by a signal). */
+  readonly exited: () => Promise<number | null>;
+}
+
+/** Spawns the built service with only `env` (and PATH, HOME): no variable of the caller leaks into its configuration. */
+export function spawnService(env: Record<string, string>): SpawnedService {
   if (!existsSync(SERVICE_MAIN)) throw new Error(`${SERVICE_MAIN} is missing: run npm run build first`);
-  // A port chosen here rather than PORT=0, so readiness does not depend on the log level.
-  const port = await freePort();
   const child = spawn(process.execPath, [SERVICE_MAIN], {
-    // Only what the service needs: no variables of the caller leak into its configuration.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exit = exitCodeOf(child);
+  return { child, output: () => output, exited: () => exit };
+}
+
+export async function startService(env: Record<string, string>, startTimeoutMs = 30_000): Promise<ServiceProcess> {
+  // A port chosen here rather than PORT=0, so readiness does not depend on the log level.
+  const port = await freePort();
+  const { child, output, exited } = spawnService({ HOST: '127.0.0.1', PORT: String(port), ...env });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealthy(child, url, () => output, startTimeoutMs);
+  await waitForHealthy(child, url, output, startTimeoutMs);
   const pid = child.pid;
   if (pid === undefined) throw new Error('the service process has no pid');
   return {
     pid,
     url,
-    output: () => output,
+    output,
     peakRssBytes: () => readPeakRss(pid),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exit;
+      return exited();
     },
-    exited: () => exit,
+    exited,
   };
 }
 
