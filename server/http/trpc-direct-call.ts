@@ -49,7 +49,7 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
     let ctx: Context | undefined;
     let status = 200;
     let payload: string;
-    let extraHeaders: Record<string, string> = {};
+    let extraHeaders = NO_HEADERS;
     try {
       ctx = createContext(headers.authorization);
       // No signal, as with `createCaller`: no procedure here watches for a client going away.
@@ -69,15 +69,18 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
       extraHeaders = errorHeaders([error]);
       payload = JSON.stringify(transformTRPCResponse(config, response));
     }
-    // A Buffer, because Fastify would add `; charset=utf-8` to a JSON string's content type,
-    // and tRPC answers plain `application/json`.
-    await reply
-      .code(status)
-      .headers({ ...extraHeaders, vary: 'trpc-accept, accept', 'content-type': 'application/json' })
-      .send(Buffer.from(payload));
+    reply.code(status).headers(ANSWER_HEADERS);
+    if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
+    // The payload is already JSON: the identity serializer keeps Fastify from adding `; charset=utf-8`
+    // to the content type, as tRPC answers plain `application/json`.
+    await reply.serializer(asIs).send(payload);
     return true;
   };
 }
+
+const ANSWER_HEADERS = { vary: 'trpc-accept, accept', 'content-type': 'application/json' };
+const NO_HEADERS: Record<string, string> = {};
+const asIs = (payload: string) => payload;
 
 /**
  * The input of a single call, as tRPC reads it: the body as a fetch `Request`'s `text()` gives
@@ -107,7 +110,7 @@ function createInputReader(body: string, deserialize: (json: unknown) => unknown
 
 /** tRPC's test: the media type, lower-cased and without parameters, is exactly application/json. */
 function isJson(contentType: string | undefined): boolean {
-  return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+  return contentType === 'application/json' || contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
 }
 
 /** tRPC refuses an async iterable, or an object holding promises or async iterables, in a non-streaming answer. */

@@ -97,6 +97,25 @@ describe('runProcedure follows tRPC middleware semantics', () => {
     await expectSameOutcome(throwing, { ...call(undefined), type: 'query' });
   });
 
+  it('parses output as tRPC does: transforms, unknown keys, async checks and failures', async () => {
+    const returning = (value: unknown) =>
+      t.procedure
+        .output(z.object({ n: z.number() }).transform(({ n }) => ({ n, doubled: n * 2 })))
+        // A middleware between the output parser and the resolver, whose result the parser copies.
+        .use(async ({ next }) => next())
+        .query(() => value as { n: number });
+    expect(await expectSameOutcome(returning({ n: 3, extra: 'dropped' }), { ...call(undefined), type: 'query' })).toEqual({ data: { n: 3, doubled: 6 } });
+    expect(await expectSameOutcome(returning({ n: 'three' }), { ...call(undefined), type: 'query' })).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', message: 'Output validation failed' });
+
+    const asyncCheck = (n: number) =>
+      t.procedure
+        .output(z.object({ n: z.number() }).refine(async ({ n }) => n > 0, 'must be positive'))
+        .query(() => ({ n }));
+    expect(await expectSameOutcome(asyncCheck(1), { ...call(undefined), type: 'query' })).toEqual({ data: { n: 1 } });
+    expect(await expectSameOutcome(asyncCheck(-1), { ...call(undefined), type: 'query' })).toMatchObject({ message: 'Output validation failed' });
+
+  });
+
   it('gives trpc-to-openapi a caller that runs the procedure for its path', async () => {
     const router = t.router({ nested: t.router({ double: procedure }) });
     const caller = createRunnerCaller(proceduresOf(router as unknown as typeof appRouter))({ user: 'bo', trace: [] }) as {
