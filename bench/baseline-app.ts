@@ -1,9 +1,22 @@
-import Fastify, { type FastifyInstance } from 'fastify';
-import { NewPlantSchema } from '../schemas/plant.js';
-import { bearerChallenge, createTokenVerifier } from '../server/auth/bearer-tokens.js';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { NewPlantSchema, PlantSchema, type Plant } from '../schemas/plant.js';
+import { buildAppBase, type AppConfig } from '../server/app.js';
+import { bearerChallenge, createTokenVerifier, type TokenVerifier } from '../server/auth/bearer-tokens.js';
 import type { PlantStore } from '../server/plants/plant-store.js';
 
-export interface BaselineOptions {
+/**
+ * The yardstick: `POST /plants` as a plain Fastify route doing the same work as the service's
+ * (the same bearer-token check, the same zod schemas for input and output, the same store
+ * call), in the same app (`buildAppBase`: body parser, request ids, CORS, graceful close, error
+ * shapes), with none of the tRPC or trpc-to-openapi layers. So the ratios measure those layers.
+ */
+export async function buildBaselineApp(config: AppConfig, store: PlantStore): Promise<FastifyInstance> {
+  const { app, verifyToken } = await buildAppBase(config, { store });
+  app.post('/plants', createPlantRoute(verifyToken, store));
+  return app;
+}
+
+export interface BareBaselineOptions {
   tokens: readonly string[];
   store: PlantStore;
   logLevel: string;
@@ -11,23 +24,24 @@ export interface BaselineOptions {
 }
 
 /**
- * The yardstick: `POST /plants` as a plain Fastify route doing the same work as the service's
- * (the same bearer-token check, the same zod schema, the same store call), with none of the
- * tRPC or trpc-to-openapi layers. Error bodies are kept to the interface's shape, but it has no
- * CORS, request ids or per-request log line.
+ * For reference only: the same route in a bare Fastify app, without the app's common parts
+ * (request ids, CORS, graceful close, the strict UTF-8 body check, the per-request log controller).
+ * What those parts cost is the gap between this and the baseline above.
  */
-export function buildBaselineApp({ tokens, store, logLevel, bodyLimit }: BaselineOptions): FastifyInstance {
+export function buildBareBaselineApp({ tokens, store, logLevel, bodyLimit }: BareBaselineOptions): FastifyInstance {
   const app = Fastify({ logger: { level: logLevel }, bodyLimit });
-  const verifyToken = createTokenVerifier(tokens);
+  app.post('/plants', createPlantRoute(createTokenVerifier(tokens), store));
+  return app;
+}
 
-  app.post('/plants', async (request, reply) => {
+function createPlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<Plant | FastifyReply> => {
     const auth = verifyToken(request.headers.authorization);
     if (auth.status !== 'valid') {
       return reply.code(401).header('www-authenticate', bearerChallenge(auth)).send({ error: 401, message: 'unauthorized' });
     }
-    const parsed = NewPlantSchema.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send({ error: 400, message: parsed.error.message });
-    return store.create(parsed.data);
-  });
-  return app;
+    const input = NewPlantSchema.safeParse(request.body);
+    if (!input.success) return reply.code(400).send({ error: 400, message: input.error.message });
+    return PlantSchema.parse(await store.create(input.data));
+  };
 }

@@ -1,7 +1,10 @@
 /** Messages between the benchmark and a server child, over the IPC channel `fork` opens. */
 
-/** Which server a child runs: the plain-Fastify yardstick or the service from `buildApp`. */
-export type ServerKind = 'baseline' | 'service';
+/**
+ * Which server a child runs: the plain-Fastify yardstick (in the service's app), the same route in
+ * a bare Fastify app (for reference), or the service from `buildApp`.
+ */
+export type ServerKind = 'baseline' | 'bare' | 'service';
 export type StoreKind = 'noop' | 'mongo';
 
 /** `usage`: the child's RSS in bytes and the CPU time (user + system) it has used, in µs. */

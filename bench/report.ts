@@ -7,11 +7,14 @@ export interface MeasuredRound extends RoundResult {
 
 export interface ContenderSummary {
   label: string;
+  /** Shown for reference, with no target. */
+  reference: boolean;
   rounds: MeasuredRound[];
 }
 
 interface Row {
   label: string;
+  reference: boolean;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -26,9 +29,10 @@ const median = (values: number[]): number => {
 };
 
 /** Each figure is the median over the rounds, which shrugs off one round hit by a hiccup. */
-function summarise({ label, rounds }: ContenderSummary): Row {
+function summarise({ label, reference, rounds }: ContenderSummary): Row {
   return {
     label,
+    reference,
     requestsPerSecond: median(rounds.map((round) => round.requestsPerSecond)),
     p50Ms: median(rounds.map((round) => round.p50Ms)),
     p99Ms: median(rounds.map((round) => round.p99Ms)),
@@ -65,11 +69,12 @@ export interface Target {
   maxP99Ratio?: number;
 }
 
-/** One line per contender after the baseline: met or missed, with the figures that decide it. */
+/** One line per contender after the baseline (but the reference): met or missed, with the figures that decide it. */
 export function formatTargets(summaries: ContenderSummary[], { minRatio, maxP99Ratio }: Target): string {
   const [baseline, ...others] = summaries.map(summarise);
   if (!baseline) return '';
   return others
+    .filter((row) => !row.reference)
     .map((row) => {
       const ratio = row.requestsPerSecond / baseline.requestsPerSecond;
       const p99Ratio = row.p99Ms / baseline.p99Ms;

@@ -58,6 +58,7 @@ async function compare(store: StoreKind, mongodbUri: string): Promise<ContenderS
   const servers = {
     baseline: await ServerProcess.start({ server: 'baseline', store, env, nodeFlags }),
     service: await ServerProcess.start({ server: 'service', store, env, nodeFlags }),
+    bare: await ServerProcess.start({ server: 'bare', store, env, nodeFlags }),
   };
   try {
     const load = async (contender: Contender, seconds: number): Promise<MeasuredRound> => {
@@ -75,9 +76,9 @@ async function compare(store: StoreKind, mongodbUri: string): Promise<ContenderS
     for (let round = 0; round < plan.rounds; round += 1) {
       for (const contender of CONTENDERS) rounds.get(contender)?.push(await load(contender, plan.seconds));
     }
-    return CONTENDERS.map((contender) => ({ label: contender.label, rounds: rounds.get(contender) ?? [] }));
+    return CONTENDERS.map((contender) => ({ label: contender.label, reference: contender.reference ?? false, rounds: rounds.get(contender) ?? [] }));
   } finally {
-    await Promise.all([servers.baseline.stop(), servers.service.stop()]);
+    await Promise.all(Object.values(servers).map((server) => server.stop()));
   }
 }
 

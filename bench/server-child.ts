@@ -9,7 +9,7 @@ import { loadConfig } from '../server/config.js';
 import { createMongoClient } from '../server/db/mongo-client.js';
 import { MongoPlantStore } from '../server/plants/mongo-plant-store.js';
 import type { PlantStore } from '../server/plants/plant-store.js';
-import { buildBaselineApp } from './baseline-app.js';
+import { buildBareBaselineApp, buildBaselineApp } from './baseline-app.js';
 import { SERVER_KIND_ENV, STORE_KIND_ENV, type ChildMessage, type ParentMessage } from './child-protocol.js';
 import { NoopPlantStore } from './noop-plant-store.js';
 
@@ -29,11 +29,11 @@ function mongoStore(config: AppConfig): PlantStore {
 
 async function build(config: AppConfig): Promise<FastifyInstance> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
-  if (process.env[SERVER_KIND_ENV] === 'service') {
-    return buildApp(config, noop ? { store: new NoopPlantStore() } : {});
-  }
+  const kind = process.env[SERVER_KIND_ENV];
+  if (kind === 'service') return buildApp(config, noop ? { store: new NoopPlantStore() } : {});
   const store = noop ? new NoopPlantStore() : mongoStore(config);
-  return buildBaselineApp({ tokens: config.apiTokens, store, logLevel: config.logLevel, bodyLimit: config.http.bodyLimit });
+  if (kind === 'baseline') return buildBaselineApp(config, store);
+  return buildBareBaselineApp({ tokens: config.apiTokens, store, logLevel: config.logLevel, bodyLimit: config.http.bodyLimit });
 }
 
 const config = readConfig();

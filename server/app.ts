@@ -3,7 +3,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyLoggerOptions } from 'fastify';
 import { appRouter } from '../routers/app.js';
 import { createContextFactory } from '../routers/trpc.js';
-import { createTokenVerifier } from './auth/bearer-tokens.js';
+import { createTokenVerifier, type TokenVerifier } from './auth/bearer-tokens.js';
 import type { Config } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
 import { registerDocsRoutes } from './http/docs-routes.js';
@@ -31,10 +31,31 @@ export interface AppOverrides {
 }
 
 /**
- * Builds the whole service as a Fastify instance, not yet listening. One MongoClient per app,
- * closed with the app.
+ * Builds the whole service as a Fastify instance, not yet listening: the parts every route shares
+ * (`buildAppBase`), then the plant API through tRPC, served as REST by trpc-to-openapi and as tRPC.
  */
 export async function buildApp(config: AppConfig, overrides: AppOverrides = {}): Promise<FastifyInstance> {
+  const { app, store, verifyToken } = await buildAppBase(config, overrides);
+  const createContext = createContextFactory({ store, verifyToken });
+  await registerRestRoutes(app, { router: appRouter, createContext });
+  await registerTrpcRoutes(app, { router: appRouter, createContext, bodyLimit: config.http.bodyLimit });
+  return app;
+}
+
+/** The app before its API routes, and what those routes need. */
+export interface AppBase {
+  app: FastifyInstance;
+  store: PlantStore;
+  verifyToken: TokenVerifier;
+}
+
+/**
+ * Everything but the API routes: Fastify with its limits and timeouts, one MongoClient (closed with
+ * the app), the JSON body parser, error shapes, request ids, graceful close, CORS, health probes and
+ * the docs. The benchmark builds its plain-Fastify baseline on this too, so that it compares the
+ * API layers alone.
+ */
+export async function buildAppBase(config: AppConfig, overrides: AppOverrides = {}): Promise<AppBase> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -53,7 +74,6 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
   });
 
   const store = overrides.store ?? createMongoStore(app, config);
-  const createContext = createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) });
   const openApiDocument = buildOpenApiDocument(appRouter);
 
   registerErrorHandling(app, { bodyLimit: config.http.bodyLimit });
@@ -76,9 +96,7 @@ export async function buildApp(config: AppConfig, overrides: AppOverrides = {}):
   registerHealthRoutes(app, { store });
   app.get('/openapi.json', async () => openApiDocument);
   await registerDocsRoutes(app, { document: openApiDocument });
-  await registerRestRoutes(app, { router: appRouter, createContext });
-  await registerTrpcRoutes(app, { router: appRouter, createContext, bodyLimit: config.http.bodyLimit });
-  return app;
+  return { app, store, verifyToken: createTokenVerifier(config.apiTokens) };
 }
 
 /**
