@@ -29,23 +29,24 @@ export function registerJsonBodyParser(app: FastifyInstance) {
       done(body);
       return;
     }
-    if (body.trim() === '') {
-      done(badRequest('the request body is empty: send a JSON object'));
+    let parsed: unknown;
+    try {
+      parsed = secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
+    } catch (error) {
+      done(badRequest(describeParseFailure(body, error)));
       return;
     }
-    try {
-      done(null, secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      done(
-        badRequest(
-          reason.includes('forbidden prototype property')
-            ? 'the request body uses a forbidden key: __proto__ or constructor.prototype'
-            : `the request body is not valid JSON: ${reason}`,
-        ),
-      );
-    }
+    done(null, parsed);
   });
+}
+
+/** What was wrong with a body that did not parse, worked out only when one fails. */
+function describeParseFailure(body: string, error: unknown): string {
+  if (body.trim() === '') return 'the request body is empty: send a JSON object';
+  const reason = error instanceof Error ? error.message : String(error);
+  return reason.includes('forbidden prototype property')
+    ? 'the request body uses a forbidden key: __proto__ or constructor.prototype'
+    : `the request body is not valid JSON: ${reason}`;
 }
 
 function badRequest(message: string): Error {
