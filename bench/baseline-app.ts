@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { NewPlantSchema, PlantSchema, type Plant } from '../schemas/plant.js';
-import { buildAppBase, type AppConfig } from '../server/app.js';
+import { buildAppBase, type AppConfig, type AppOverrides } from '../server/app.js';
 import { bearerChallenge, createTokenVerifier, type TokenVerifier } from '../server/auth/bearer-tokens.js';
 import type { PlantStore } from '../server/plants/plant-store.js';
 
@@ -10,8 +10,8 @@ import type { PlantStore } from '../server/plants/plant-store.js';
  * call), in the same app (`buildAppBase`: body parser, request ids, CORS, graceful close, error
  * shapes), with none of the tRPC or trpc-to-openapi layers. So the ratios measure those layers.
  */
-export async function buildBaselineApp(config: AppConfig, store: PlantStore): Promise<FastifyInstance> {
-  const { app, verifyToken } = await buildAppBase(config, { store });
+export async function buildBaselineApp(config: AppConfig, overrides: AppOverrides = {}): Promise<FastifyInstance> {
+  const { app, store, verifyToken } = await buildAppBase(config, overrides);
   app.post('/plants', createPlantRoute(verifyToken, store));
   return app;
 }

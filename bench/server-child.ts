@@ -4,7 +4,7 @@
  * and CPU-time queries over IPC too, so the product needs no debug route.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppConfig } from '../server/app.js';
+import { buildApp, type AppConfig, type AppOverrides } from '../server/app.js';
 import { loadConfig } from '../server/config.js';
 import { createMongoClient } from '../server/db/mongo-client.js';
 import { MongoPlantStore } from '../server/plants/mongo-plant-store.js';
@@ -20,7 +20,7 @@ function readConfig(): AppConfig {
   return { ...config, mongodb: { ...config.mongodb, uri } };
 }
 
-/** The baseline's MongoDB store is built as the service builds its own. */
+/** The reference's MongoDB store, built as the service builds its own (the baseline, built on `buildAppBase`, has the service's). */
 function mongoStore(config: AppConfig): PlantStore {
   const client = createMongoClient(config.mongodb);
   const { w, journal } = config.mongodb.writeConcern;
@@ -30,9 +30,10 @@ function mongoStore(config: AppConfig): PlantStore {
 async function build(config: AppConfig): Promise<FastifyInstance> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
   const kind = process.env[SERVER_KIND_ENV];
-  if (kind === 'service') return buildApp(config, noop ? { store: new NoopPlantStore() } : {});
-  const store = noop ? new NoopPlantStore() : mongoStore(config);
-  if (kind === 'baseline') return buildBaselineApp(config, store);
+  const overrides: AppOverrides = noop ? { store: new NoopPlantStore() } : {};
+  if (kind === 'service') return buildApp(config, overrides);
+  if (kind === 'baseline') return buildBaselineApp(config, overrides);
+  const store = overrides.store ?? mongoStore(config);
   return buildBareBaselineApp({ tokens: config.apiTokens, store, logLevel: config.logLevel, bodyLimit: config.http.bodyLimit });
 }
 
