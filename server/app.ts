@@ -67,6 +67,8 @@ export async function buildAppBase(config: AppConfig, overrides: AppOverrides = 
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    // The client address (request.ip, which the failed-auth limit counts by) behind a load balancer.
+    trustProxy: config.http.trustProxy,
     http: requestTimeoutOptions(config.http.requestTimeoutMs),
     clientErrorHandler: answerClientError,
     // server/http/graceful-close.ts answers 503 while closing, in the app's error shapes.

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 
@@ -43,6 +44,14 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_LIMIT_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const trust = parseTrustProxy(value);
+      if (trust === undefined) context.addIssue({ code: 'custom', message: 'must be true, false, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)' });
+      return trust ?? false;
+    }),
   /** Unset: no limit. Else failed authentications allowed per client address per window. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().optional(),
   AUTH_FAILURE_WINDOW_MS: positiveInt(60_000),
@@ -63,10 +72,17 @@ export interface Config {
   /** Accepted bearer tokens. Empty outside production: main.ts makes a development token. */
   apiTokens: string[];
   corsOrigins: string[];
-  http: { bodyLimit: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  http: { bodyLimit: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; trustProxy: TrustProxy };
   /** Off when undefined: see server/http/auth-failure-limit.ts. */
   authFailureLimit: { max: number; windowMs: number } | undefined;
 }
+
+/**
+ * Whose `X-Forwarded-For` to believe for the client address (Fastify's `trustProxy`): no one
+ * (false), everyone (true: only when nothing can reach the service but the proxy), or proxies at
+ * these addresses and CIDR ranges. No hop counts: Fastify 5 treats those as trusting no one.
+ */
+export type TrustProxy = boolean | string[];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -98,9 +114,34 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     apiTokens: e.API_TOKENS,
     corsOrigins: e.CORS_ORIGINS,
-    http: { bodyLimit: e.BODY_LIMIT_BYTES, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS },
+    http: {
+      bodyLimit: e.BODY_LIMIT_BYTES,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      trustProxy: e.TRUST_PROXY,
+    },
     authFailureLimit: e.AUTH_FAILURE_LIMIT === undefined ? undefined : { max: e.AUTH_FAILURE_LIMIT, windowMs: e.AUTH_FAILURE_WINDOW_MS },
   };
+}
+
+/** `TRUST_PROXY`: unset or `false`, `true`, or addresses and ranges; undefined when it is none of these. */
+function parseTrustProxy(value: string | undefined): TrustProxy | undefined {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  const ranges = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return ranges.length > 0 && ranges.every(isAddressOrRange) ? ranges : undefined;
+}
+
+/** The names proxy-addr (Fastify's) knows for the loopback, link-local and private ranges. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(value: string): boolean {
+  if (NAMED_RANGES.has(value)) return true;
+  const [address = '', bits, ...rest] = value.split('/');
+  if (rest.length > 0 || isIP(address) === 0) return false;
+  if (bits === undefined) return true;
+  const maxBits = isIP(address) === 4 ? 32 : 128;
+  return /^\d+$/.test(bits) && Number(bits) <= maxBits;
 }
 
 function parseConnectionString(uri: string): ConnectionString | undefined {

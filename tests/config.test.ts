@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       apiTokens: [],
       corsOrigins: [],
       mongodb: { uri: undefined, dbName: 'plantstore', timeoutMs: 3000, writeConcern: { w: 'majority', journal: true } },
+      http: { trustProxy: false },
     });
   });
 
@@ -25,6 +26,7 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://a.example,https://b.example',
       MONGODB_WRITE_CONCERN: '1',
       MONGODB_JOURNAL: 'false',
+      TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,fd00::/8,loopback',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -33,7 +35,10 @@ describe('loadConfig', () => {
       apiTokens: ['one', 'two'],
       corsOrigins: ['https://a.example', 'https://b.example'],
       mongodb: { dbName: 'garden', writeConcern: { w: 1, journal: false } },
+      http: { trustProxy: ['10.0.0.1', '192.168.0.0/16', 'fd00::/8', 'loopback'] },
     });
+    expect(loadConfig({ TRUST_PROXY: 'true' }).http.trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).http.trustProxy).toBe(false);
   });
 
   it('treats blank values as unset', () => {
@@ -47,6 +52,11 @@ describe('loadConfig', () => {
     [{ MONGODB_URI: 'http://localhost' }, 'MONGODB_URI: must be a MongoDB connection string'],
     [{ CORS_ORIGINS: 'not a url' }, 'CORS_ORIGINS'],
     [{ API_TOKENS: 'has space' }, 'API_TOKENS'],
+    // Fastify 5 reads a hop count as "trust no one"; saying so beats silently ignoring it.
+    [{ TRUST_PROXY: '2' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'proxy.example' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.1,,yes' }, 'TRUST_PROXY'],
   ])('refuses %o with a message naming the variable', (env, expected) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(expected);

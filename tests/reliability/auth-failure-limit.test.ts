@@ -88,3 +88,27 @@ describe('by default', () => {
     expect(loadConfig({}).authFailureLimit).toBeUndefined();
   });
 });
+
+describe('behind a proxy, with TRUST_PROXY naming it', () => {
+  const PROXY = '10.0.0.100';
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { AUTH_FAILURE_LIMIT: '2', TRUST_PROXY: PROXY } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  const postVia = (remoteAddress: string, client: string, token: string, id = 1) =>
+    t.app.inject({ method: 'POST', url: '/plants', remoteAddress, headers: { ...authHeaders(token), 'x-forwarded-for': client }, payload: { id, name: 'Fern' } });
+
+  it('counts failures per client address the proxy forwards, not per proxy', async () => {
+    for (let attempt = 0; attempt < 2; attempt += 1) expect((await postVia(PROXY, '203.0.113.1', 'wrong')).statusCode).toBe(401);
+    expect((await postVia(PROXY, '203.0.113.1', TEST_TOKEN)).statusCode).toBe(429);
+    expect((await postVia(PROXY, '203.0.113.2', TEST_TOKEN, 4)).statusCode).toBe(200);
+  });
+
+  it('ignores X-Forwarded-For from anyone else, so a client cannot dodge the limit by forging it', async () => {
+    for (let attempt = 0; attempt < 2; attempt += 1) expect((await postVia('10.0.0.200', `198.51.100.${attempt}`, 'wrong')).statusCode).toBe(401);
+    expect((await postVia('10.0.0.200', '198.51.100.9', TEST_TOKEN)).statusCode).toBe(429);
+  });
+});
