@@ -63,6 +63,9 @@ export function formatTable(summaries: ContenderSummary[]): string {
 
 export const megabytes = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
+/** How every target line starts. */
+export const verdict = (met: boolean): string => (met ? 'met   ' : 'MISSED');
+
 /** The issue's targets: at least `minRatio` of the baseline's req/s, and (if given) p99 at most `maxP99Ratio` times its p99. */
 export interface Target {
   minRatio: number;
@@ -80,7 +83,7 @@ export function formatTargets(summaries: ContenderSummary[], { minRatio, maxP99R
       const p99Ratio = row.p99Ms / baseline.p99Ms;
       const met = ratio >= minRatio && (maxP99Ratio === undefined || p99Ratio <= maxP99Ratio);
       const p99 = maxP99Ratio === undefined ? '' : `, p99 ${p99Ratio.toFixed(2)}× (target ≤ ${maxP99Ratio}×)`;
-      return `  ${met ? 'met   ' : 'MISSED'} ${row.label}: ${ratio.toFixed(2)}× the baseline's req/s (target ≥ ${minRatio}×)${p99}`;
+      return `  ${verdict(met)} ${row.label}: ${ratio.toFixed(2)}× the baseline's req/s (target ≥ ${minRatio}×)${p99}`;
     })
     .join('\n');
 }

@@ -13,7 +13,7 @@ import { CONTENDERS, REST, TRPC, checkAnswers, type Contender } from './contende
 import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { createPlantRequest } from './plant-requests.js';
-import { formatTable, formatTargets, megabytes, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
+import { formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
 import { ServerProcess } from './server-process.js';
 import { measureStartup } from './startup-time.js';
 
@@ -102,6 +102,9 @@ async function measureMemory(store: StoreKind, mongodbUri: string): Promise<numb
 
 /** The issue's targets: no-op store, ≥ 0.5× the baseline's req/s and p99 ≤ 2×; MongoDB store, ≥ 0.8×. */
 const TARGETS: Record<StoreKind, Target> = { noop: { minRatio: 0.5, maxP99Ratio: 2 }, mongo: { minRatio: 0.8 } };
+/** RSS after 10× the requests within 20% of the first reading; ready within 1 s of launch. */
+const MAX_RSS_GROWTH = 0.2;
+const MAX_STARTUP_MS = 1000;
 
 function printComparison(title: string, summaries: ContenderSummary[], target: Target): void {
   console.log(`\n${title}`);
@@ -131,12 +134,16 @@ async function main(): Promise<void> {
     const rss = await measureMemory(memoryStore, mongo?.uri ?? UNUSED_MONGODB_URI);
     const [first = 0, last = 0] = rss;
     const [fewer = 0, more = 0] = plan.memoryCheckpoints;
-    console.log(`\nMemory (service, ${memoryStore} store, half REST half tRPC): RSS after ${fewer.toLocaleString('en')} requests ${megabytes(first)}, after ${more.toLocaleString('en')} ${megabytes(last)} (${(((last - first) / first) * 100).toFixed(1)}%)`);
+    const growth = (last - first) / first;
+    console.log(`\nMemory (service, ${memoryStore} store, half REST half tRPC): RSS after ${fewer.toLocaleString('en')} requests ${megabytes(first)}, after ${more.toLocaleString('en')} ${megabytes(last)} (${(growth * 100).toFixed(1)}%)`);
+    // The target is about 10,000 → 100,000 requests; --quick's shorter run includes the warm-up.
+    if (!args.quick) console.log(`  ${verdict(growth <= MAX_RSS_GROWTH)} RSS growth (target ≤ ${MAX_RSS_GROWTH * 100}%)`);
 
     if (mongo) {
       const times: number[] = [];
       for (let run = 0; run < plan.startups; run += 1) times.push(await measureStartup({ mongodbUri: mongo.uri, token: TOKEN }));
       console.log(`Start-up (node dist/server/main.js, MONGODB_URI set, spawn to first 200 on /healthz): ${times.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
+      console.log(`  ${verdict(Math.max(...times) <= MAX_STARTUP_MS)} slowest start-up (target ≤ ${MAX_STARTUP_MS} ms)`);
     }
   } finally {
     await mongo?.stop();
