@@ -7,9 +7,13 @@
 export type ServerKind = 'baseline' | 'bare' | 'service';
 export type StoreKind = 'noop' | 'mongo';
 
-/** `usage`: the child's RSS in bytes and the CPU time (user + system) it has used, in µs. */
-export type ChildMessage = { type: 'ready'; port: number } | { type: 'usage'; rss: number; cpuMicros: number };
-export type ParentMessage = { type: 'usage' };
+/**
+ * `usage`: the child's RSS and V8 heap in use, in bytes, and the CPU time (user + system) it has
+ * used, in µs. Asked with `collectGarbage`, a child started with `--expose-gc` runs a full garbage
+ * collection first, so the figures are what it retains.
+ */
+export type ChildMessage = { type: 'ready'; port: number } | { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number };
+export type ParentMessage = { type: 'usage'; collectGarbage?: boolean };
 
 /** Environment variables that tell a child what to run (the rest is the service's own config). */
 export const SERVER_KIND_ENV = 'BENCH_SERVER';

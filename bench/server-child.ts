@@ -45,9 +45,11 @@ if (address === null || typeof address === 'string') throw new Error('expected a
 
 const send = (message: ChildMessage) => process.send?.(message);
 // The only question the parent asks (ParentMessage) is for the usage figures.
-process.on('message', (_message: ParentMessage) => {
+process.on('message', ({ collectGarbage = false }: ParentMessage) => {
+  if (collectGarbage) globalThis.gc?.();
   const { user, system } = process.cpuUsage();
-  send({ type: 'usage', rss: process.memoryUsage().rss, cpuMicros: user + system });
+  const { rss, heapUsed } = process.memoryUsage();
+  send({ type: 'usage', rss, heapUsed, cpuMicros: user + system });
 });
 // The parent going away (or closing the channel) ends the child; exiting writes any --cpu-prof.
 process.on('disconnect', () => {

@@ -40,12 +40,15 @@ export class ServerProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** The child's resident set size (bytes) and CPU time used so far (µs), as the child reports them. */
-  async usage(): Promise<{ rss: number; cpuMicros: number }> {
+  /**
+   * The child's resident set size and heap in use (bytes) and CPU time used so far (µs), as the
+   * child reports them; after a full garbage collection if asked (the child needs `--expose-gc`).
+   */
+  async usage({ collectGarbage = false } = {}): Promise<{ rss: number; heapUsed: number; cpuMicros: number }> {
     const reply = nextMessage(this.child, 'usage', 5_000);
-    this.child.send({ type: 'usage' } satisfies ParentMessage);
-    const { rss, cpuMicros } = await reply;
-    return { rss, cpuMicros };
+    this.child.send({ type: 'usage', collectGarbage } satisfies ParentMessage);
+    const { rss, heapUsed, cpuMicros } = await reply;
+    return { rss, heapUsed, cpuMicros };
   }
 
   /** Closes the IPC channel, on which the child closes its server and exits. */
