@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { NewPlantSchema, PlantSchema, type Plant } from '../schemas/plant.js';
-import { buildAppBase, type AppConfig, type AppOverrides } from '../server/app.js';
+import { buildAppBase, createMongoStore, type AppConfig, type AppOverrides } from '../server/app.js';
 import { bearerChallenge, createTokenVerifier, type TokenVerifier } from '../server/auth/bearer-tokens.js';
 import type { PlantStore } from '../server/plants/plant-store.js';
 
@@ -16,21 +16,15 @@ export async function buildBaselineApp(config: AppConfig, overrides: AppOverride
   return app;
 }
 
-export interface BareBaselineOptions {
-  tokens: readonly string[];
-  store: PlantStore;
-  logLevel: string;
-  bodyLimit: number;
-}
-
 /**
  * For reference only: the same route in a bare Fastify app, without the app's common parts
  * (request ids, CORS, graceful close, the strict UTF-8 body check, the per-request log controller).
  * What those parts cost is the gap between this and the baseline above.
  */
-export function buildBareBaselineApp({ tokens, store, logLevel, bodyLimit }: BareBaselineOptions): FastifyInstance {
-  const app = Fastify({ logger: { level: logLevel }, bodyLimit });
-  app.post('/plants', createPlantRoute(createTokenVerifier(tokens), store));
+export function buildBareBaselineApp(config: AppConfig, overrides: AppOverrides = {}): FastifyInstance {
+  const app = Fastify({ logger: { level: config.logLevel }, bodyLimit: config.http.bodyLimit });
+  const store = overrides.store ?? createMongoStore(app, config);
+  app.post('/plants', createPlantRoute(createTokenVerifier(config.apiTokens), store));
   return app;
 }
 

@@ -6,11 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppConfig, type AppOverrides } from '../server/app.js';
 import { loadConfig } from '../server/config.js';
-import { createMongoClient } from '../server/db/mongo-client.js';
-import { MongoPlantStore } from '../server/plants/mongo-plant-store.js';
-import type { PlantStore } from '../server/plants/plant-store.js';
 import { buildBareBaselineApp, buildBaselineApp } from './baseline-app.js';
-import { SERVER_KIND_ENV, STORE_KIND_ENV, type ChildMessage, type ParentMessage } from './child-protocol.js';
+import { SERVER_KIND_ENV, STORE_KIND_ENV, type ChildMessage, type ParentMessage, type ServerKind } from './child-protocol.js';
 import { NoopPlantStore } from './noop-plant-store.js';
 
 function readConfig(): AppConfig {
@@ -20,21 +17,20 @@ function readConfig(): AppConfig {
   return { ...config, mongodb: { ...config.mongodb, uri } };
 }
 
-/** The reference's MongoDB store, built as the service builds its own (the baseline, built on `buildAppBase`, has the service's). */
-function mongoStore(config: AppConfig): PlantStore {
-  const client = createMongoClient(config.mongodb);
-  const { w, journal } = config.mongodb.writeConcern;
-  return new MongoPlantStore(client.db(config.mongodb.dbName), { w, journal });
-}
+const BUILDERS: Record<ServerKind, (config: AppConfig, overrides: AppOverrides) => FastifyInstance | Promise<FastifyInstance>> = {
+  service: buildApp,
+  baseline: buildBaselineApp,
+  bare: buildBareBaselineApp,
+};
 
 async function build(config: AppConfig): Promise<FastifyInstance> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
-  const kind = process.env[SERVER_KIND_ENV];
+  // Each kind builds its MongoDB store as the service does, unless given the no-op one.
   const overrides: AppOverrides = noop ? { store: new NoopPlantStore() } : {};
-  if (kind === 'service') return buildApp(config, overrides);
-  if (kind === 'baseline') return buildBaselineApp(config, overrides);
-  const store = overrides.store ?? mongoStore(config);
-  return buildBareBaselineApp({ tokens: config.apiTokens, store, logLevel: config.logLevel, bodyLimit: config.http.bodyLimit });
+  const kind = process.env[SERVER_KIND_ENV];
+  const builder = kind !== undefined && Object.hasOwn(BUILDERS, kind) ? BUILDERS[kind as ServerKind] : undefined;
+  if (builder === undefined) throw new Error(`${SERVER_KIND_ENV} must be one of ${Object.keys(BUILDERS).join(', ')}`);
+  return builder(config, overrides);
 }
 
 const config = readConfig();

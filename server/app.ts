@@ -115,7 +115,8 @@ function requestTimeoutOptions(requestTimeoutMs: number) {
   };
 }
 
-function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
+/** The service's MongoDB store, its client closed with `app`. */
+export function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
   const client = createMongoClient(config.mongodb);
   app.addHook('onClose', async () => client.close());
   const { w, journal } = config.mongodb.writeConcern;

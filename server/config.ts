@@ -11,10 +11,13 @@ const DEFAULT_DB_NAME = 'plantstore';
 /** The largest request body by default (BODY_LIMIT_BYTES); the documented 413 example names it. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
 
+/** The items of a comma-separated value, trimmed, empty ones dropped. */
+const listItems = (value: string): string[] => value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+
 const csv = z
   .string()
   .optional()
-  .transform((value) => (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== ''));
+  .transform((value) => listItems(value ?? ''));
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -128,7 +131,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 function parseTrustProxy(value: string | undefined): TrustProxy | undefined {
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
-  const ranges = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const ranges = listItems(value);
   return ranges.length > 0 && ranges.every(isAddressOrRange) ? ranges : undefined;
 }
 
