@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
+    // The fast path's differential tests sit beside the files they check (server/fast-path).
+    include: ['tests/**/*.test.ts', 'server/**/*.test.ts'],
     // One MongoDB for the whole run, chosen by server/db/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
     globalSetup: ['tests/setup/mongodb.ts'],
     testTimeout: 20_000,

@@ -1,18 +1,19 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { NewPlantSchema, PlantSchema, type Plant } from '../schemas/plant.js';
-import { buildAppBase, createMongoStore, type AppConfig, type AppOverrides } from '../server/app.js';
-import { bearerChallenge, createTokenVerifier, type TokenVerifier } from '../server/auth/bearer-tokens.js';
-import type { PlantStore } from '../server/plants/plant-store.js';
+import { buildApp, createTokenVerifier, NewPlantSchema, PlantSchema, type AppConfig, type Plant, type PlantStore } from '../index.js';
+
+/** Where the baseline route answers in the service's app (its `POST /plants` is the service's own). */
+export const BASELINE_PATH = '/baseline/plants';
 
 /**
  * The yardstick: `POST /plants` as a plain Fastify route doing the same work as the service's
  * (the same bearer-token check, the same zod schemas for input and output, the same store
- * call), in the same app (`buildAppBase`: body parser, request ids, CORS, graceful close, error
- * shapes), with none of the tRPC or trpc-to-openapi layers. So the ratios measure those layers.
+ * call), added to the service's own app from `buildApp`, so it shares the body parser, request
+ * ids, CORS, graceful close and error shapes, with none of the tRPC or trpc-to-openapi layers.
+ * So the ratios measure those layers.
  */
-export async function buildBaselineApp(config: AppConfig, overrides: AppOverrides = {}): Promise<FastifyInstance> {
-  const { app, store, verifyToken } = await buildAppBase(config, overrides);
-  app.post('/plants', createPlantRoute(verifyToken, store));
+export async function buildBaselineApp(config: AppConfig, store: PlantStore): Promise<FastifyInstance> {
+  const app = await buildApp(config, { store });
+  app.post(BASELINE_PATH, createPlantRoute(config, store));
   return app;
 }
 
@@ -21,19 +22,17 @@ export async function buildBaselineApp(config: AppConfig, overrides: AppOverride
  * (request ids, CORS, graceful close, the strict UTF-8 body check, the per-request log controller).
  * What those parts cost is the gap between this and the baseline above.
  */
-export function buildBareBaselineApp(config: AppConfig, overrides: AppOverrides = {}): FastifyInstance {
+export function buildBareBaselineApp(config: AppConfig, store: PlantStore): FastifyInstance {
   const app = Fastify({ logger: { level: config.logLevel }, bodyLimit: config.http.bodyLimit });
-  const store = overrides.store ?? createMongoStore(app, config);
-  app.post('/plants', createPlantRoute(createTokenVerifier(config.apiTokens), store));
+  app.post('/plants', createPlantRoute(config, store));
   return app;
 }
 
-function createPlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
+function createPlantRoute(config: AppConfig, store: PlantStore) {
+  const verifyToken = createTokenVerifier(config.apiTokens);
   return async (request: FastifyRequest, reply: FastifyReply): Promise<Plant | FastifyReply> => {
     const auth = verifyToken(request.headers.authorization);
-    if (auth.status !== 'valid') {
-      return reply.code(401).header('www-authenticate', bearerChallenge(auth)).send({ error: 401, message: 'unauthorized' });
-    }
+    if (auth.status !== 'valid') return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 401, message: 'unauthorized' });
     const input = NewPlantSchema.safeParse(request.body);
     if (!input.success) return reply.code(400).send({ error: 400, message: input.error.message });
     return PlantSchema.parse(await store.create(input.data));

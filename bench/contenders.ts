@@ -1,4 +1,5 @@
 import { deepStrictEqual } from 'node:assert/strict';
+import { BASELINE_PATH } from './baseline-app.js';
 import type { ServerKind } from './child-protocol.js';
 import { PLANT_NAME, PLANT_TAG, newPlantBody } from './plant-requests.js';
 
@@ -15,7 +16,7 @@ export interface Contender {
 
 const plant = { name: PLANT_NAME, tag: PLANT_TAG };
 
-export const BASELINE: Contender = { label: 'baseline: plain Fastify route, same app', server: 'baseline', path: '/plants', expectedBody: plant };
+export const BASELINE: Contender = { label: 'baseline: plain Fastify route, same app', server: 'baseline', path: BASELINE_PATH, expectedBody: plant };
 export const REST: Contender = { label: 'POST /plants (trpc-to-openapi)', server: 'service', path: '/plants', expectedBody: plant };
 export const TRPC: Contender = { label: '/trpc/createPlant (tRPC)', server: 'service', path: '/trpc/createPlant', expectedBody: { result: { data: plant } } };
 

@@ -1,5 +1,5 @@
 import type { NewPlant, Plant } from '../schemas/plant.js';
-import type { PlantStore } from '../server/plants/plant-store.js';
+import type { PlantStore } from '../routers/plant-store.js';
 
 /**
  * A store that keeps nothing and answers at once, so a benchmark measures the HTTP and RPC

@@ -4,8 +4,8 @@
  * and CPU-time queries over IPC too, so the product needs no debug route.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppConfig, type AppOverrides } from '../server/app.js';
-import { loadConfig } from '../server/config.js';
+import { MongoClient } from 'mongodb';
+import { buildApp, loadConfig, MongoPlantStore, type AppConfig, type PlantStore } from '../index.js';
 import { buildBareBaselineApp, buildBaselineApp } from './baseline-app.js';
 import { SERVER_KIND_ENV, STORE_KIND_ENV, type ChildMessage, type ParentMessage, type ServerKind } from './child-protocol.js';
 import { NoopPlantStore } from './noop-plant-store.js';
@@ -17,20 +17,25 @@ function readConfig(): AppConfig {
   return { ...config, mongodb: { ...config.mongodb, uri } };
 }
 
-const BUILDERS: Record<ServerKind, (config: AppConfig, overrides: AppOverrides) => FastifyInstance | Promise<FastifyInstance>> = {
-  service: buildApp,
-  baseline: buildBaselineApp,
-  bare: buildBareBaselineApp,
-};
-
+/**
+ * The service builds its own MongoDB store, as in production; the baseline and the reference
+ * route get one built here from the same public parts, or the no-op store.
+ */
 async function build(config: AppConfig): Promise<FastifyInstance> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
-  // Each kind builds its MongoDB store as the service does, unless given the no-op one.
-  const overrides: AppOverrides = noop ? { store: new NoopPlantStore() } : {};
-  const kind = process.env[SERVER_KIND_ENV];
-  const builder = kind !== undefined && Object.hasOwn(BUILDERS, kind) ? BUILDERS[kind as ServerKind] : undefined;
-  if (builder === undefined) throw new Error(`${SERVER_KIND_ENV} must be one of ${Object.keys(BUILDERS).join(', ')}`);
-  return builder(config, overrides);
+  const kind = process.env[SERVER_KIND_ENV] as ServerKind | undefined;
+  if (kind === 'service') return buildApp(config, noop ? { store: new NoopPlantStore() } : {});
+  if (kind !== 'baseline' && kind !== 'bare') throw new Error(`${SERVER_KIND_ENV} must be one of service, baseline, bare`);
+  const { store, close } = noop ? { store: new NoopPlantStore(), close: async () => undefined } : mongoStore(config);
+  const app = kind === 'baseline' ? await buildBaselineApp(config, store) : buildBareBaselineApp(config, store);
+  app.addHook('onClose', close);
+  return app;
+}
+
+function mongoStore(config: AppConfig): { store: PlantStore; close: () => Promise<void> } {
+  const { uri, dbName, timeoutMs, writeConcern } = config.mongodb;
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs, socketTimeoutMS: timeoutMs });
+  return { store: new MongoPlantStore(client.db(dbName), writeConcern), close: () => client.close() };
 }
 
 const config = readConfig();

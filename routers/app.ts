@@ -1,4 +1,4 @@
-import { createPlant } from './create-plant.js';
+import { createPlant } from './plants/create-plant.js';
 import { createCallerFactory, router } from './trpc.js';
 
 /** The whole API: every procedure, served over tRPC at /trpc and, where it has OpenAPI meta, as REST. */

@@ -1,6 +1,6 @@
-import type { NewPlant, Plant } from '../../schemas/plant.js';
+import type { NewPlant, Plant } from '../schemas/plant.js';
 
-/** Where plants are kept. The procedure depends on this, not on MongoDB. */
+/** Where plants are kept: the port the procedures depend on; server/ implements it over MongoDB. */
 export interface PlantStore {
   /**
    * Stores a new plant and answers it as stored. Safe to retry: creating a plant that is

@@ -1,35 +1,18 @@
 /**
  * tRPC set-up, in the order it is used:
- * 1. context: what every procedure is given;
- * 2. initialisation: one `initTRPC`, with an error formatter that never leaks internals;
- * 3. procedures: `publicProcedure` and `protectedProcedure` (bearer token required).
+ * 1. initialisation: one `initTRPC` over the context (context.ts), with an error formatter
+ *    that never leaks internals;
+ * 2. procedures: `publicProcedure` and `protectedProcedure` (bearer token required).
  */
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { AuthResult, TokenVerifier } from '../server/auth/bearer-tokens.js';
-import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../server/plants/plant-store.js';
+import { AuthError, type Context } from './context.js';
 import { publicMessage } from './error-messages.js';
+import { PlantConflictError, StoreUnavailableError } from './plant-store.js';
 
-// 1. Context -----------------------------------------------------------------------------
+// 1. Initialisation ----------------------------------------------------------------------
 
-export interface Context {
-  store: PlantStore;
-  auth: AuthResult;
-}
-
-export interface ContextDeps {
-  store: PlantStore;
-  verifyToken: TokenVerifier;
-}
-
-/** One context factory for every way in: tRPC over HTTP, REST, and in-process callers. */
-export function createContextFactory({ store, verifyToken }: ContextDeps) {
-  return (authorization: string | undefined): Context => ({ store, auth: verifyToken(authorization) });
-}
-
-// 2. Initialisation ----------------------------------------------------------------------
-
-const t = initTRPC
+const trpc = initTRPC
   .context<Context>()
   .meta<OpenApiMeta>()
   .create({
@@ -38,10 +21,10 @@ const t = initTRPC
     errorFormatter: ({ shape, error }) => ({ ...shape, message: publicMessage(error) }),
   });
 
-export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
+export const router = trpc.router;
+export const createCallerFactory = trpc.createCallerFactory;
 
-// 3. Procedures --------------------------------------------------------------------------
+// 2. Procedures --------------------------------------------------------------------------
 
 /**
  * Turns the store's domain errors into tRPC codes, so each procedure need not. A function both
@@ -59,26 +42,14 @@ function withStoreErrors<R extends { ok: true } | { ok: false; error: TRPCError 
   return result;
 }
 
-export const publicProcedure = t.procedure.use(async ({ next }) => withStoreErrors(await next()));
-
-export class AuthError extends Error {
-  override name = 'AuthError';
-  constructor(readonly auth: AuthResult) {
-    super(
-      auth.status === 'missing'
-        ? 'missing bearer token: send the header Authorization: Bearer <token>'
-        : 'invalid bearer token',
-    );
-  }
-}
+export const publicProcedure = trpc.procedure.use(async ({ next }) => withStoreErrors(await next()));
 
 /**
  * The token check and the store-error mapping in one middleware, not `publicProcedure.use(auth)`:
- * tRPC copies the call's options twice per middleware level (object spreads through a slow
- * helper), which profiled at about a sixth of a request's CPU; one level fewer saves a fifth of
- * that. The outcome is the same: a refused token is UNAUTHORIZED, and store errors still map.
+ * every middleware level makes tRPC copy the call's options, a cost seen in profiles
+ * (bench/README.md). A refused token is UNAUTHORIZED; store errors map as above.
  */
-export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const protectedProcedure = trpc.procedure.use(async ({ ctx, next }) => {
   if (ctx.auth.status !== 'valid') {
     const cause = new AuthError(ctx.auth);
     throw new TRPCError({ code: 'UNAUTHORIZED', message: cause.message, cause });

@@ -1,11 +1,11 @@
-import type { CREATE_PLANT_ERRORS } from '../routers/create-plant.js';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../server/config.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from './body-limit.js';
 import type { ErrorBody } from './error.js';
+import type { CREATE_PLANT_ERRORS } from './operation-errors.js';
 import type { NewPlant, Plant } from './plant.js';
 
 /**
  * One example per documented status of `POST /plants`: the request that produces it and the
- * exact body the service answers. The OpenAPI document shows them (server/http/openapi-examples.ts)
+ * exact body the service answers. The OpenAPI document shows them (server/openapi/examples.ts)
  * and tests/openapi/examples.test.ts sends each request to the real app and compares the answer,
  * so the documentation cannot drift from what the service says.
  */
@@ -32,7 +32,6 @@ export interface CreatePlantExample {
 
 /** The 500 message carries the request id; the document shows this one in its place. */
 export const REQUEST_ID_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
-
 
 const MONSTERA = { id: 42, name: 'Monstera', tag: 'tropical' } satisfies NewPlant;
 

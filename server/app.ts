@@ -2,65 +2,46 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyLoggerOptions } from 'fastify';
 import { appRouter } from '../routers/app.js';
-import { createContextFactory } from '../routers/trpc.js';
-import { createTokenVerifier, type TokenVerifier } from './auth/bearer-tokens.js';
+import { createContextFactory } from '../routers/context.js';
+import type { PlantStore } from '../routers/plant-store.js';
+import { createTokenVerifier } from './auth/bearer-tokens.js';
 import type { Config } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
-import { registerDocsRoutes } from './http/docs-routes.js';
 import { registerAuthFailureLimit } from './http/auth-failure-limit.js';
 import { answerClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handling.js';
 import { registerGracefulClose } from './http/graceful-close.js';
-import { registerHealthRoutes } from './http/health-routes.js';
 import { registerJsonBodyParser } from './http/json-body.js';
-import { buildOpenApiDocument } from './http/openapi-document.js';
 import { OneLinePerRequest } from './http/request-log.js';
-import { registerRestRoutes } from './http/rest-routes.js';
-import { registerTrpcRoutes } from './http/trpc-routes.js';
+import { registerDocsRoutes } from './openapi/docs-routes.js';
+import { buildOpenApiDocument } from './openapi/document.js';
 import { MongoPlantStore } from './plants/mongo-plant-store.js';
-import type { PlantStore } from './plants/plant-store.js';
+import { registerHealthRoutes } from './routes/health-routes.js';
+import { registerRestRoutes } from './routes/rest-routes.js';
+import { registerTrpcRoutes } from './routes/trpc-routes.js';
 
 /** What the app needs from configuration: a MongoDB to use and at least one token. */
 export type AppConfig = Omit<Config, 'mongodb'> & { mongodb: Config['mongodb'] & { uri: string } };
 
-export interface AppOverrides {
-  /** Replaces the MongoDB store, for benchmarks of the HTTP layers alone. */
+export interface AppOptions {
+  /** A store of your own in place of MongoDB (tests, benchmarks of the HTTP layers, another database). */
   store?: PlantStore;
   /** Where log lines go instead of stdout, for tests that read the logs. */
   logStream?: FastifyLoggerOptions['stream'];
 }
 
 /**
- * Builds the whole service as a Fastify instance, not yet listening: the parts every route shares
- * (`buildAppBase`), then the plant API through tRPC, served as REST by trpc-to-openapi and as tRPC.
+ * The whole service as a Fastify instance, not yet listening: Fastify with its limits and
+ * timeouts, the parts every route shares (body parser, error shapes, request ids, graceful
+ * close, CORS), health probes and docs, then the plant API: the tRPC router served as REST by
+ * trpc-to-openapi and as tRPC.
  */
-export async function buildApp(config: AppConfig, overrides: AppOverrides = {}): Promise<FastifyInstance> {
-  const { app, store, verifyToken } = await buildAppBase(config, overrides);
-  const createContext = createContextFactory({ store, verifyToken });
-  await registerRestRoutes(app, { router: appRouter, createContext });
-  await registerTrpcRoutes(app, { router: appRouter, createContext, bodyLimit: config.http.bodyLimit });
-  return app;
-}
-
-/** The app before its API routes, and what those routes need. */
-export interface AppBase {
-  app: FastifyInstance;
-  store: PlantStore;
-  verifyToken: TokenVerifier;
-}
-
-/**
- * Everything but the API routes: Fastify with its limits and timeouts, one MongoClient (closed with
- * the app), the JSON body parser, error shapes, request ids, graceful close, CORS, health probes and
- * the docs. The benchmark builds its plain-Fastify baseline on this too, so that it compares the
- * API layers alone.
- */
-export async function buildAppBase(config: AppConfig, overrides: AppOverrides = {}): Promise<AppBase> {
+export async function buildApp(config: AppConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization'],
-      ...(overrides.logStream && { stream: overrides.logStream }),
+      ...(options.logStream && { stream: options.logStream }),
     },
     logController: new OneLinePerRequest(),
     genReqId: () => randomUUID(),
@@ -71,14 +52,14 @@ export async function buildAppBase(config: AppConfig, overrides: AppOverrides = 
     trustProxy: config.http.trustProxy,
     http: requestTimeoutOptions(config.http.requestTimeoutMs),
     clientErrorHandler: answerClientError,
-    // server/http/graceful-close.ts answers 503 while closing, in the app's error shapes.
+    // graceful-close.ts answers 503 while closing, in the app's error shapes.
     return503OnClosing: false,
   });
 
-  const store = overrides.store ?? createMongoStore(app, config);
-  const openApiDocument = buildOpenApiDocument(appRouter);
+  const store = options.store ?? createMongoStore(app, config);
 
-  registerErrorHandling(app, { bodyLimit: config.http.bodyLimit });
+  // Parts every route shares.
+  registerErrorHandling(app);
   registerJsonBodyParser(app);
   // Callback-style hooks on the hot path: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -95,10 +76,17 @@ export async function buildAppBase(config: AppConfig, overrides: AppOverrides = 
     maxAge: 600,
   });
 
+  // Probes and docs, no token needed.
   registerHealthRoutes(app, { store });
+  const openApiDocument = buildOpenApiDocument(appRouter);
   app.get('/openapi.json', async () => openApiDocument);
   await registerDocsRoutes(app, { document: openApiDocument });
-  return { app, store, verifyToken: createTokenVerifier(config.apiTokens) };
+
+  // The plant API: one router, served as REST and as tRPC.
+  const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) }), fastPath: config.http.fastPath };
+  await registerRestRoutes(app, api);
+  await registerTrpcRoutes(app, api);
+  return app;
 }
 
 /**
@@ -115,8 +103,8 @@ function requestTimeoutOptions(requestTimeoutMs: number) {
   };
 }
 
-/** The service's MongoDB store, its client closed with `app`. */
-export function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
+/** One MongoClient per app, closed with it. */
+function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
   const client = createMongoClient(config.mongodb);
   app.addHook('onClose', async () => client.close());
   const { w, journal } = config.mongodb.writeConcern;

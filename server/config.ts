@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
 
 /**
  * Service configuration, read from the environment once at start-up and passed down.
@@ -8,8 +9,6 @@ import { ConnectionString } from 'mongodb-connection-string-url';
  */
 
 const DEFAULT_DB_NAME = 'plantstore';
-/** The largest request body by default (BODY_LIMIT_BYTES); the documented 413 example names it. */
-export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
 
 /** The items of a comma-separated value, trimmed, empty ones dropped. */
 const listItems = (value: string): string[] => value.split(',').map((item) => item.trim()).filter((item) => item !== '');
@@ -55,6 +54,8 @@ const EnvSchema = z.object({
       if (trust === undefined) context.addIssue({ code: 'custom', message: 'must be true, false, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)' });
       return trust ?? false;
     }),
+  // off: the stock tRPC and trpc-to-openapi adapters instead of server/fast-path (same answers, slower).
+  FAST_PATH: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on').transform((value) => value === 'on'),
   /** Unset: no limit. Else failed authentications allowed per client address per window. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().optional(),
   AUTH_FAILURE_WINDOW_MS: positiveInt(60_000),
@@ -75,7 +76,14 @@ export interface Config {
   /** Accepted bearer tokens. Empty outside production: main.ts makes a development token. */
   apiTokens: string[];
   corsOrigins: string[];
-  http: { bodyLimit: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; trustProxy: TrustProxy };
+  http: {
+    bodyLimit: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    trustProxy: TrustProxy;
+    /** Serve the API through server/fast-path (true) or the stock adapters (false): see server/fast-path/index.ts. */
+    fastPath: boolean;
+  };
   /** Off when undefined: see server/http/auth-failure-limit.ts. */
   authFailureLimit: { max: number; windowMs: number } | undefined;
 }
@@ -122,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       trustProxy: e.TRUST_PROXY,
+      fastPath: e.FAST_PATH,
     },
     authFailureLimit: e.AUTH_FAILURE_LIMIT === undefined ? undefined : { max: e.AUTH_FAILURE_LIMIT, windowMs: e.AUTH_FAILURE_WINDOW_MS },
   };

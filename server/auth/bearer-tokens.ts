@@ -1,9 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-
-/** What the Authorization header said: no token, a token we do not accept, or a good one. */
-export type AuthResult = { status: 'valid' } | { status: 'missing' } | { status: 'invalid' };
-
-export type TokenVerifier = (authorization: string | undefined) => AuthResult;
+import type { AuthResult, TokenVerifier } from '../../routers/context.js';
 
 const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
 

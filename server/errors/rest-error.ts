@@ -1,40 +1,45 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { AuthError } from '../../routers/trpc.js';
+import { AuthError } from '../../routers/context.js';
 import { publicMessage } from '../../routers/error-messages.js';
+import type { ErrorBody } from '../../schemas/error.js';
 import { bearerChallenge } from '../auth/bearer-tokens.js';
 
-/** How one failure is answered, whoever raised it: status, a message for people, extra headers. */
-export interface ErrorReply {
+/**
+ * The one place that turns a failure, whoever raised it (Fastify, Node's HTTP parser, the
+ * trpc-to-openapi adapter, a procedure, the database), into the REST API's answer: a status,
+ * the interface's `Error` body and the headers that go with it. Everything else throws.
+ */
+export interface RestError {
   statusCode: number;
-  message: string;
+  body: ErrorBody;
   headers: Record<string, string>;
 }
 
 /** What an answer says of its request; a FastifyRequest is one. */
-interface RequestInfo {
+export interface RequestInfo {
   id: string;
   method: string;
   url: string;
+  /** The route's options; Fastify's body limit words the 413 message. */
+  routeOptions?: { bodyLimit?: number };
 }
 
-/** Fastify's own 4xx errors carry a status and an FST_ code; their texts get a clearer one here. */
-interface FastifyClientError {
+/** An error that carries its HTTP status: Fastify's own (FST_ codes) and the service's HTTP-level refusals. */
+interface HttpStatusError {
   statusCode: number;
   code?: string;
   message: string;
 }
 
-export function toErrorReply(error: unknown, request: RequestInfo, bodyLimit: number): ErrorReply {
+export function toRestError(error: unknown, request: RequestInfo): RestError {
   if (error instanceof TRPCError) return fromTRPCError(error, request);
-  if (isClientError(error)) {
-    return { statusCode: error.statusCode, message: fastifyMessage(error, bodyLimit), headers: {} };
-  }
+  if (isClientError(error)) return restError(error.statusCode, clientMessage(error, request));
   return internalError(request);
 }
 
-export function notFoundReply(request: Pick<RequestInfo, 'method' | 'url'>): ErrorReply {
-  return { statusCode: 404, message: `no route for ${request.method} ${request.url}`, headers: {} };
+export function notFound(request: Pick<RequestInfo, 'method' | 'url'>): RestError {
+  return restError(404, `no route for ${request.method} ${request.url}`);
 }
 
 /** A server-side failure the service did not foresee: logged in full, answered generically. 503 is foreseen. */
@@ -42,31 +47,40 @@ export function isUnexpected(error: TRPCError): boolean {
   return getHTTPStatusCodeFromError(error) >= 500 && error.code !== 'SERVICE_UNAVAILABLE';
 }
 
-function fromTRPCError(error: TRPCError, request: RequestInfo): ErrorReply {
+/** `WWW-Authenticate` for a failure for want of a good token, on REST and tRPC alike. */
+export function authChallengeHeaders(error: TRPCError): Record<string, string> {
+  return error.cause instanceof AuthError ? { 'www-authenticate': bearerChallenge(error.cause.auth) } : {};
+}
+
+function fromTRPCError(error: TRPCError, request: RequestInfo): RestError {
   if (isUnexpected(error)) return internalError(request);
-  const statusCode = getHTTPStatusCodeFromError(error);
-  if (error.code === 'NOT_FOUND') return notFoundReply(request);
-  const headers: Record<string, string> = error.cause instanceof AuthError ? { 'www-authenticate': bearerChallenge(error.cause.auth) } : {};
+  if (error.code === 'NOT_FOUND') return notFound(request);
+  const headers = authChallengeHeaders(error);
   if (error.code === 'SERVICE_UNAVAILABLE') headers['retry-after'] = '1';
-  return { statusCode, message: publicMessage(error), headers };
+  return restError(getHTTPStatusCodeFromError(error), publicMessage(error), headers);
 }
 
-function internalError(request: RequestInfo): ErrorReply {
-  return { statusCode: 500, message: `Internal server error (request id ${request.id})`, headers: {} };
+function internalError(request: RequestInfo): RestError {
+  return restError(500, `Internal server error (request id ${request.id})`);
 }
 
-function isClientError(error: unknown): error is FastifyClientError {
+function restError(statusCode: number, message: string, headers: Record<string, string> = {}): RestError {
+  return { statusCode, body: { error: statusCode, message }, headers };
+}
+
+function isClientError(error: unknown): error is HttpStatusError {
   if (!(error instanceof Error)) return false;
-  const { statusCode } = error as Partial<FastifyClientError>;
+  const { statusCode } = error as Partial<HttpStatusError>;
   return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500;
 }
 
-function fastifyMessage(error: FastifyClientError, bodyLimit: number): string {
+/** Fastify's texts for its own 4xx errors get clearer ones; the service's own pass as they are. */
+function clientMessage(error: HttpStatusError, request: RequestInfo): string {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return 'the body must be JSON: send it with Content-Type: application/json';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return `the request body is larger than the limit of ${bodyLimit} bytes`;
+      return `the request body is larger than the limit of ${request.routeOptions?.bodyLimit ?? 'the configured'} bytes`;
     default:
       return error.message;
   }

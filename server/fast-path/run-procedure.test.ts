@@ -2,10 +2,10 @@ import { initTRPC, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { appRouter } from '../../routers/app.js';
-import { createContextFactory } from '../../routers/trpc.js';
+import { createContextFactory } from '../../routers/context.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
-import { createRunnerCaller, proceduresOf, runProcedure, type ProcedureCall } from '../../server/http/run-procedure.js';
-import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../server/plants/plant-store.js';
+import { createRunnerCaller, proceduresOf, runProcedure, type ProcedureCall } from './run-procedure.js';
+import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
 
 /**
  * server/http/run-procedure.ts replaces tRPC's middleware runner for speed; every outcome must be

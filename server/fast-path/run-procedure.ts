@@ -8,13 +8,12 @@ import type { AppRouter } from '../../routers/app.js';
  *
  * Why: tRPC (v11) builds each middleware's options with two calls of a generic object-spread
  * helper per level (`{...opts, meta, input, next}`, then `{...opts, ctx, input, getRawInput}`
- * for `next`), which define every key through `Object.defineProperty`. Profiled, those spreads
- * were 68% of an in-process `createPlant` call; this runner takes a call from about 18.5 µs to
- * about 4 µs. The options a middleware receives are the same fields with the same values
+ * for `next`), which define every key through `Object.defineProperty`: most of the time of a
+ * call (bench/README.md has the profile). The options a middleware receives are the same fields with the same values
  * (`ctx`, `getRawInput`, `path`, `type`, `signal`, `batchIndex`, `meta`, `input`, `next`), `next`
  * merges `ctx`, `input` and `getRawInput` as tRPC's does, and a thrown error becomes a failed
  * result the same way. tRPC's output middleware, which copies its result with the same helper,
- * is run as `outputStep` below. tests/perf/run-procedure.test.ts checks it against tRPC's own call.
+ * is run as `outputStep` below. run-procedure.test.ts checks it against tRPC's own call.
  */
 
 export interface ProcedureCall {
@@ -115,8 +114,7 @@ function planOf(definition: RunnableDefinition): Plan {
 }
 
 /**
- * tRPC's output middleware (`createOutputMiddleware`) without its object-spread helper, which
- * profiled at about 3 µs a call: the same parse function (`getParseFn` of the same parser), the
+ * tRPC's output middleware (`createOutputMiddleware`) without its object-spread helper: the same parse function (`getParseFn` of the same parser), the
  * same error when parsing fails, and a copy of the result with the parsed data.
  */
 function outputStep(parse: (value: unknown) => unknown): Middleware {

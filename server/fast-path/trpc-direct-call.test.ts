@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../server/plants/plant-store.js';
-import { authHeaders, startTestApp, type TestApp } from '../helpers/app.js';
+import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
+import { authHeaders, startTestApp, type TestApp } from '../../tests/helpers/app.js';
 
 /**
  * The common tRPC request is answered by server/http/trpc-direct-call.ts, not by tRPC's own

@@ -2,14 +2,14 @@ import { getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPC
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
-import type { Context } from '../../routers/trpc.js';
+import type { Context } from '../../routers/context.js';
 import { proceduresOf, runProcedure } from './run-procedure.js';
 
 export interface DirectCallOptions {
   router: AppRouter;
   createContext: (authorization: string | undefined) => Context;
-  /** Extra headers for an answer with these errors (the same function the full handler uses). */
-  errorHeaders: (errors: readonly TRPCError[]) => Record<string, string>;
+  /** Extra headers for an answer with this error (the same function the stock handler's responseMeta uses). */
+  errorHeaders: (error: TRPCError) => Record<string, string>;
   onError: (opts: { error: TRPCError; req: FastifyRequest }) => void;
 }
 
@@ -19,12 +19,12 @@ export interface DirectCallOptions {
  *
  * Why: tRPC's Fastify handler turns every request into a fetch `Request` (headers copied, an
  * `AbortController`, a body stream) and every answer into a fetch `Response` that Fastify then
- * streams out; profiled, that machinery cost several times the procedure itself. For the
+ * streams out, machinery that costs more than the procedure itself. For the
  * common request, this does what `resolveResponse` does for it, with tRPC's own pieces: the
  * procedure's middlewares, input and output parsers (run by run-procedure.ts), `getTRPCErrorShape` (and so the
  * router's error formatter), `transformTRPCResponse` and `getHTTPStatusCode`, so the answers
  * are the same bytes with the same status. Anything else returns `false` and goes to tRPC's
- * full handler.
+ * stock handler.
  */
 export function createDirectCall({ router, createContext, errorHeaders, onError }: DirectCallOptions) {
   const config = router._def._config;
@@ -66,7 +66,7 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
       const shape = getTRPCErrorShape({ config, error, type: 'mutation', path, input: readInput.result(), ctx });
       const response = { error: shape };
       status = getHTTPStatusCode(response, [error]);
-      extraHeaders = errorHeaders([error]);
+      extraHeaders = errorHeaders(error);
       payload = JSON.stringify(transformTRPCResponse(config, response));
     }
     reply.code(status).headers(ANSWER_HEADERS);

@@ -1,18 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { httpError } from '../errors/http-error.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * A JSON body's text, or a 400 error when its bytes are not UTF-8 (which JSON must be, RFC 8259).
- * Decoding leniently would turn invalid bytes into U+FFFD and store a name the client never sent
- * (found by tests/reliability/fuzz.test.ts).
+ * Decoding leniently would turn invalid bytes into U+FFFD and store a name the client never sent.
  */
 export function utf8Body(bytes: Buffer): string | Error {
   try {
     return strictUtf8.decode(bytes);
   } catch {
-    return badRequest('the request body is not valid UTF-8');
+    return httpError(400, 'the request body is not valid UTF-8');
   }
 }
 
@@ -33,7 +33,7 @@ export function registerJsonBodyParser(app: FastifyInstance) {
     try {
       parsed = secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch (error) {
-      done(badRequest(describeParseFailure(body, error)));
+      done(httpError(400, describeParseFailure(body, error)));
       return;
     }
     done(null, parsed);
@@ -47,8 +47,4 @@ function describeParseFailure(body: string, error: unknown): string {
   return reason.includes('forbidden prototype property')
     ? 'the request body uses a forbidden key: __proto__ or constructor.prototype'
     : `the request body is not valid JSON: ${reason}`;
-}
-
-function badRequest(message: string): Error {
-  return Object.assign(new Error(message), { statusCode: 400 });
 }

@@ -4,7 +4,7 @@ import type { AppRouter } from '../../routers/app.js';
 import { ErrorSchema } from '../../schemas/error.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
 import { CREATE_PLANT_EXAMPLES } from '../../schemas/examples.js';
-import { addExamples, type ExampleTarget } from './openapi-examples.js';
+import { addExamples, type ExampleTarget } from './examples.js';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 

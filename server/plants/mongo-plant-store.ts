@@ -1,7 +1,7 @@
 import { Long, MongoServerError, type Collection, type Db, type WriteConcernSettings } from 'mongodb';
 import type { NewPlant, Plant } from '../../schemas/plant.js';
 import { isUnavailable } from './mongo-errors.js';
-import { PlantConflictError, StoreUnavailableError, type PlantStore } from './plant-store.js';
+import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
 export interface PlantDocument {

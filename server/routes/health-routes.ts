@@ -1,17 +1,17 @@
+import { TRPCError } from '@trpc/server';
 import type { FastifyInstance } from 'fastify';
-import type { PlantStore } from '../plants/plant-store.js';
-import { sendError } from './error-handling.js';
+import type { PlantStore } from '../../routers/plant-store.js';
 
 /** Probes for orchestrators; they need no token. */
 export function registerHealthRoutes(app: FastifyInstance, { store }: { store: PlantStore }) {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', async () => {
     try {
       await store.ping();
-      return { status: 'ready' };
-    } catch {
-      return sendError(reply, { statusCode: 503, message: 'not ready: the plant database does not answer', headers: {} });
+    } catch (cause) {
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'not ready: the plant database does not answer', cause });
     }
+    return { status: 'ready' };
   });
 }

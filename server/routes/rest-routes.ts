@@ -1,75 +1,52 @@
 import type { TRPCError } from '@trpc/server';
-import type { NodeHTTPResponse } from '@trpc/server/adapters/node-http';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { createOpenApiNodeHttpHandler, type NodeHTTPRequest, type OpenApiMeta } from 'trpc-to-openapi';
-import type { AppRouter } from '../../routers/app.js';
-import type { Context } from '../../routers/trpc.js';
-import { OpenApiRequest, OpenApiResponse } from './openapi-shims.js';
-import { createRunnerCaller, proceduresOf } from './run-procedure.js';
-
-interface RestRoutesOptions {
-  router: AppRouter;
-  createContext: (authorization: string | undefined) => Context;
-}
-
-/** The handler is typed for Node's request and response; it is given the shims instead. */
-type ShimRequest = OpenApiRequest & NodeHTTPRequest;
-type ShimResponse = OpenApiResponse & NodeHTTPResponse;
-
-/** The methods trpc-to-openapi's own Fastify plugin serves. */
-const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import { httpError } from '../errors/http-error.js';
+import { registerFastRestRoutes } from '../fast-path/index.js';
+import type { ApiRoutesOptions } from './api-routes.js';
+import { openApiOperations, type OpenApiOperation } from './openapi-operations.js';
 
 /**
- * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi's
- * node-http handler. Errors are rethrown from `onError` so that the app's error handler, the one
- * place that shapes failures, answers them with the interface's `Error` body.
- *
- * Each operation gets an exact Fastify route; a catch-all route behind them hands everything
- * else to the same handler, so what trpc-to-openapi does with other paths (its case-insensitive
- * and trailing-slash matching, 404 for the rest) is unchanged.
+ * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi:
+ * its node-http handler behind server/fast-path, or its own Fastify plugin (FAST_PATH=off).
+ * Errors are rethrown from `onError`, so the app's error handler, which shapes every failure,
+ * answers them with the interface's `Error` body.
  */
-export async function registerRestRoutes(app: FastifyInstance, { router, createContext }: RestRoutesOptions) {
-  // The handler calls procedures through `router.createCaller(ctx)`; this caller runs them with
-  // run-procedure.ts instead of tRPC's slower runner (same middlewares, parsers and results).
-  const runnerRouter: AppRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router)) as AppRouter['createCaller'] };
-  const handle = createOpenApiNodeHttpHandler<AppRouter, ShimRequest, ShimResponse>({
-    router: runnerRouter,
-    createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify.headers.authorization),
-    onError: ({ error }: { error: TRPCError }) => {
-      throw error;
-    },
-  });
-
-  const handleWith = (bodyRequired: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
-    // trpc-to-openapi spreads the body into an object; an array or a string would turn into
-    // numbered fields. Refuse them here with a message that says what was wrong.
-    if (request.method === 'POST' && (bodyRequired || request.body !== undefined) && !isJsonObject(request.body)) {
-      throw Object.assign(new Error('the request body must be a JSON object'), { statusCode: 400 });
-    }
-    // The shims stand in for Node's request and response (see openapi-shims.ts).
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- deliberately not an IncomingMessage
-    await handle(new OpenApiRequest(request) as ShimRequest, new OpenApiResponse(reply) as ShimResponse);
-    return reply;
+export async function registerRestRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions) {
+  const operations = openApiOperations(router);
+  const onError = ({ error }: { error: TRPCError }) => {
+    throw error;
   };
-
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
-    for (const { method, path } of openApiOperations(router)) rest.route({ method, url: path, handler: handleWith(true) });
-    // A POST with no body to an unknown path is a 404, not a missing body.
-    rest.route({ method: OPENAPI_METHODS, url: '/*', handler: handleWith(false) });
+    // A callback-style hook: no promise per request on the hot path.
+    rest.addHook('preHandler', (request, _reply, done) => {
+      done(nonObjectBodyError(request, operations));
+    });
+    if (fastPath) {
+      registerFastRestRoutes(rest, { router, createContext, onError, operations });
+    } else {
+      await rest.register(fastifyTRPCOpenApiPlugin, {
+        router,
+        createContext: ({ req }: { req: FastifyRequest }) => createContext(req.headers.authorization),
+        onError,
+      });
+    }
   });
 }
 
-/** Each REST operation of the router, with its path in Fastify's syntax (`/plants/:id`). */
-function openApiOperations(router: AppRouter): { method: HTTPMethods; path: string }[] {
-  return Object.values(router._def.procedures).flatMap((procedure) => {
-    const openapi = (procedure as { _def: { meta?: OpenApiMeta } })._def.meta?.openapi;
-    if (!openapi || openapi.enabled === false) return [];
-    return [{ method: openapi.method, path: openapi.path.replace(/\{(\w+)\}/g, ':$1') }];
-  });
-}
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-function isJsonObject(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Array.isArray(body);
+/**
+ * trpc-to-openapi spreads the body into an object, so an array or a string would turn into
+ * numbered fields: refuse them with a message that says what was wrong. An operation's body is
+ * required; a request with no body to an unknown path goes on to its 404.
+ */
+function nonObjectBodyError(request: FastifyRequest, operations: readonly OpenApiOperation[]): Error | undefined {
+  if (!BODY_METHODS.has(request.method)) return undefined;
+  const { body } = request;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
+  const isOperation = operations.some((operation) => operation.method === request.method && operation.matchesUrl(request.url));
+  return body !== undefined || isOperation ? httpError(400, 'the request body must be a JSON object') : undefined;
 }

@@ -1,58 +1,40 @@
-import type { TRPCError } from '@trpc/server';
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
-import { AuthError, type Context } from '../../routers/trpc.js';
-import { bearerChallenge } from '../auth/bearer-tokens.js';
-import { isUnexpected, toErrorReply } from './error-reply.js';
-import { utf8Body } from './json-body.js';
-import { createDirectCall } from './trpc-direct-call.js';
+import { authChallengeHeaders } from '../errors/rest-error.js';
+import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
+import { createDirectCall } from '../fast-path/index.js';
+import { utf8Body } from '../http/json-body.js';
+import type { ApiRoutesOptions } from './api-routes.js';
 
 export const TRPC_PREFIX = '/trpc';
 
-interface TrpcRoutesOptions {
-  router: AppRouter;
-  createContext: (authorization: string | undefined) => Context;
-  bodyLimit: number;
-}
-
 /**
- * Serves every procedure over tRPC at /trpc, for `@trpc/client` and other tRPC clients.
- *
- * The common request (one mutation, a JSON body, no batching) is answered by a direct call
- * (trpc-direct-call.ts); every other request, and every request the direct call does not
- * recognise, goes to tRPC's own Fastify handler, as tRPC's Fastify plugin would send it.
+ * Serves every procedure over tRPC at /trpc, for `@trpc/client` and other tRPC clients, with
+ * tRPC's Fastify request handler: the one its Fastify plugin mounts, mounted here so that the
+ * strict UTF-8 body parser below stays (the plugin installs a lenient one). With the fast path
+ * on, the common request (one call, a JSON body, no batching) is answered by the direct call
+ * first; whatever it does not recognise goes to tRPC's handler.
  */
-export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, bodyLimit }: TrpcRoutesOptions) {
-  const onError = ({ error, req }: { error: TRPCError; req: FastifyRequest }) => {
-    if (isUnexpected(error)) {
-      req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
-    }
-  };
+export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions) {
   const trpcOptions = {
     router,
     createContext: ({ req }) => createContext(req.headers.authorization),
-    responseMeta: ({ errors }) => ({ headers: authChallengeHeaders(errors) }),
-    onError,
+    responseMeta: ({ errors }) => ({ headers: errors[0] ? authChallengeHeaders(errors[0]) : {} }),
+    onError: logUnexpectedTrpcError,
   } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'];
-  const tryDirectCall = createDirectCall({ router, createContext, errorHeaders: authChallengeHeaders, onError });
+  const tryDirectCall = fastPath ? createDirectCall({ router, createContext, errorHeaders: authChallengeHeaders, onError: logUnexpectedTrpcError }) : undefined;
 
   await app.register(
     async (trpc) => {
       // Failures Fastify raises before tRPC runs (body too large, unknown procedure path) still
       // answer in tRPC's envelope here, so tRPC clients can read them.
       trpc.setErrorHandler(async (error, request, reply) => {
-        const { statusCode, message, headers } = toErrorReply(error, request, bodyLimit);
-        const code = trpcCodeFor(statusCode);
-        return reply
-          .code(statusCode)
-          .headers(headers)
-          .send({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: statusCode } } });
+        const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request);
+        return reply.code(statusCode).headers(headers).send(body);
       });
-      // As tRPC's Fastify plugin does: tRPC reads JSON bodies itself. Multipart is not accepted
-      // (415): no procedure takes FormData, and tRPC answered it with an unlogged 500.
+      // tRPC reads JSON bodies itself, as text. Multipart is not accepted (415): no procedure
+      // takes FormData, and tRPC answered it with an unlogged 500.
       trpc.removeContentTypeParser('application/json');
       trpc.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) => {
         const body = utf8Body(bytes);
@@ -61,21 +43,11 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       });
       trpc.all<{ Params: { path: string } }>('/:path', async (req, res) => {
         const { path } = req.params;
-        if (await tryDirectCall(req, res, path)) return res;
+        if (tryDirectCall && (await tryDirectCall(req, res, path))) return res;
         await fastifyRequestHandler({ ...trpcOptions, req, res, path });
         return res;
       });
     },
     { prefix: TRPC_PREFIX },
   );
-}
-
-/** `WWW-Authenticate` for an answer that failed for want of a good token. */
-function authChallengeHeaders(errors: readonly TRPCError[]): Record<string, string> {
-  const authError = errors.find((error) => error.cause instanceof AuthError)?.cause;
-  return authError instanceof AuthError ? { 'www-authenticate': bearerChallenge(authError.auth) } : {};
-}
-
-function trpcCodeFor(statusCode: number): TRPC_ERROR_CODE_KEY {
-  return HTTP_STATUS_TRPC_ERROR_CODE[statusCode] ?? (statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
 }

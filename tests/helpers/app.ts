@@ -2,7 +2,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { inject } from 'vitest';
-import { buildApp, type AppConfig, type AppOverrides } from '../../server/app.js';
+import { buildApp, type AppConfig, type AppOptions } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { PLANTS_COLLECTION, type PlantDocument } from '../../server/plants/mongo-plant-store.js';
 import { uniqueDbName } from './mongo.js';
@@ -17,10 +17,13 @@ export function testMongoUri(): string {
   return uri.toString();
 }
 
-/** Configuration as the service would read it from these environment variables. */
+/**
+ * Configuration as the service would read it from these environment variables. FAST_PATH comes
+ * from the test run's own environment, so CI runs every test with the fast path and without.
+ */
 export function testConfig(env: Record<string, string> = {}): AppConfig {
   const uri = env.MONGODB_URI ?? testMongoUri();
-  const config = loadConfig({ API_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`, LOG_LEVEL: 'silent', MONGODB_URI: uri, ...env });
+  const config = loadConfig({ API_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`, LOG_LEVEL: 'silent', MONGODB_URI: uri, FAST_PATH: process.env.FAST_PATH, ...env });
   return { ...config, mongodb: { ...config.mongodb, uri } };
 }
 
@@ -33,7 +36,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(options: { env?: Record<string, string>; overrides?: AppOverrides } = {}): Promise<TestApp> {
+export async function startTestApp(options: { env?: Record<string, string>; overrides?: AppOptions } = {}): Promise<TestApp> {
   const config = testConfig(options.env);
   const app = await buildApp(config, options.overrides);
   const client = new MongoClient(config.mongodb.uri);

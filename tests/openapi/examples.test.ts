@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_PLANT_EXAMPLES, REQUEST_ID_PLACEHOLDER, type CreatePlantStatus, type ExampleRequest } from '../../schemas/examples.js';
 import { buildApp } from '../../server/app.js';
-import type { PlantStore } from '../../server/plants/plant-store.js';
+import type { PlantStore } from '../../routers/plant-store.js';
 import { startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { fetchDocument, operationOf, type Operation } from './openapi-reading.js';
 

@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { Long, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '../../routers/app.js';
-import { createContextFactory } from '../../routers/trpc.js';
+import { createContextFactory } from '../../routers/context.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from '../../server/plants/mongo-plant-store.js';
 import { testMongoUri, TEST_TOKEN } from '../helpers/app.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '../../routers/app.js';
-import { createContextFactory } from '../../routers/trpc.js';
+import { createContextFactory } from '../../routers/context.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
 import { MongoPlantStore } from '../../server/plants/mongo-plant-store.js';
 import { authHeaders, postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';

@@ -1,0 +1,14 @@
+/**
+ * The REST statuses each operation answers besides its success, each with the `Error` body, and
+ * what they mean. The procedures document them (OpenAPI meta) and schemas/examples.ts gives one
+ * example of each.
+ */
+export const CREATE_PLANT_ERRORS = {
+  400: 'Invalid input or malformed JSON',
+  401: 'Missing or invalid bearer token',
+  409: 'A plant with this id exists with a different name or tag',
+  413: 'Request body too large',
+  415: 'The body is not JSON',
+  500: 'Unexpected error',
+  503: 'The plant database is unavailable',
+} as const;

@@ -1,0 +1,21 @@
+/**
+ * The fast path: the one door to the code that reads tRPC's and trpc-to-openapi's internals to
+ * serve the same answers with less work per request (what it saves is measured in bench/README.md).
+ *
+ * - REST: trpc-to-openapi's own handler, given light request/response shims instead of Fastify's
+ *   patched objects, and a caller that runs procedures without tRPC's per-level object copies
+ *   (rest-routes.ts, openapi-shims.ts, run-procedure.ts).
+ * - tRPC: the common single call answered with tRPC's own pieces, without building fetch
+ *   `Request` and `Response` objects (trpc-direct-call.ts).
+ *
+ * `FAST_PATH=off` serves the same routes with the stock adapters instead: trpc-to-openapi's
+ * Fastify plugin and tRPC's Fastify request handler. CI runs the whole test suite both ways,
+ * and each file here has a test beside it comparing its answers with the stock adapter's.
+ *
+ * Because this code reads internals, @trpc/server and trpc-to-openapi are pinned to exact
+ * versions in package.json. To upgrade them: bump both pins, run `npm test` and
+ * `FAST_PATH=off npm test`; a difference in the tests beside these files points to the
+ * internal that moved. Until it is fixed, `FAST_PATH=off` serves with the new versions.
+ */
+export { registerFastRestRoutes } from './rest-routes.js';
+export { createDirectCall } from './trpc-direct-call.js';

@@ -1,0 +1,47 @@
+import type { TRPCError } from '@trpc/server';
+import type { NodeHTTPResponse } from '@trpc/server/adapters/node-http';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { createOpenApiNodeHttpHandler, type NodeHTTPRequest } from 'trpc-to-openapi';
+import type { AppRouter } from '../../routers/app.js';
+import type { Context } from '../../routers/context.js';
+import type { OpenApiOperation } from '../routes/openapi-operations.js';
+import { OpenApiRequest, OpenApiResponse } from './openapi-shims.js';
+import { createRunnerCaller, proceduresOf } from './run-procedure.js';
+
+export interface FastRestOptions {
+  router: AppRouter;
+  createContext: (authorization: string | undefined) => Context;
+  onError: (options: { error: TRPCError }) => void;
+  operations: readonly OpenApiOperation[];
+}
+
+/** The handler is typed for Node's request and response; it is given the shims instead. */
+type ShimRequest = OpenApiRequest & NodeHTTPRequest;
+type ShimResponse = OpenApiResponse & NodeHTTPResponse;
+
+/** The methods trpc-to-openapi's own Fastify plugin serves. */
+const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+
+/**
+ * trpc-to-openapi's node-http handler, as its Fastify plugin mounts it, but given light request
+ * and response shims (openapi-shims.ts) and a caller that runs procedures with run-procedure.ts.
+ *
+ * Each operation gets an exact Fastify route; a catch-all route behind them hands everything
+ * else to the same handler, as the plugin's one catch-all does, so what trpc-to-openapi does with
+ * other paths (its case-insensitive and trailing-slash matching, 404 for the rest) is unchanged.
+ */
+export function registerFastRestRoutes(rest: FastifyInstance, { router, createContext, onError, operations }: FastRestOptions): void {
+  const runnerRouter: AppRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router)) as AppRouter['createCaller'] };
+  const handle = createOpenApiNodeHttpHandler<AppRouter, ShimRequest, ShimResponse>({
+    router: runnerRouter,
+    createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify.headers.authorization),
+    onError,
+  });
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- deliberately not an IncomingMessage
+    await handle(new OpenApiRequest(request) as ShimRequest, new OpenApiResponse(reply) as ShimResponse);
+    return reply;
+  };
+  for (const { method, fastifyPath } of operations) rest.route({ method, url: fastifyPath, handler });
+  rest.route({ method: OPENAPI_METHODS, url: '/*', handler });
+}

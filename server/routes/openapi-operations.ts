@@ -1,0 +1,31 @@
+import type { HTTPMethods } from 'fastify';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { AppRouter } from '../../routers/app.js';
+
+/** A procedure served as REST: its method and its path, as its OpenAPI meta gives them. */
+export interface OpenApiOperation {
+  method: HTTPMethods;
+  /** The OpenAPI path, such as `/plants/{id}`. */
+  path: string;
+  /** The same path in Fastify's syntax, `/plants/:id`. */
+  fastifyPath: string;
+  /** Whether a request URL (with or without query, trailing slash) names this operation's path. */
+  matchesUrl(url: string): boolean;
+}
+
+export function openApiOperations(router: AppRouter): OpenApiOperation[] {
+  return Object.values(router._def.procedures).flatMap((procedure) => {
+    const openapi = (procedure as { _def: { meta?: OpenApiMeta } })._def.meta?.openapi;
+    if (!openapi || openapi.enabled === false) return [];
+    // As trpc-to-openapi matches: case-insensitive, with or without a trailing slash.
+    const pattern = new RegExp(`^${openapi.path.replace(/\/+$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i');
+    return [
+      {
+        method: openapi.method,
+        path: openapi.path,
+        fastifyPath: openapi.path.replace(/\{(\w+)\}/g, ':$1'),
+        matchesUrl: (url: string) => pattern.test(url.split('?', 1)[0] ?? ''),
+      },
+    ];
+  });
+}
