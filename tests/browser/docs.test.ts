@@ -1,7 +1,6 @@
-// /docs in a real browser: Debian's headless Chromium, driven by playwright-core, against the
-// real app listening on a free port with MongoDB. A reader opens the docs, authorizes with a
-// token, creates a plant with "Try it out", and then sends a bad body and sees the Error.
-import { existsSync } from 'node:fs';
+// /docs in a real browser: headless Chromium (see find-chromium.ts for which one), driven by
+// playwright-core, against the real app listening on a free port with MongoDB. A reader opens the docs,
+// authorizes with a token, creates a plant with "Try it out", and then sends a bad body and sees the Error.
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { ConnectionString } from 'mongodb-connection-string-url';
@@ -10,35 +9,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CREATE_PLANT_EXAMPLES } from '../../schemas/examples.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { uniqueDbName } from '../helpers/mongo.js';
+import { CHROMIUM_ARGS, findChromium } from './find-chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = 'test-artifacts/docs.png';
-const skipBrowserTests = process.env.SKIP_BROWSER_TESTS === '1';
-const chromiumMissing = !existsSync(CHROMIUM);
 
-// Without Chromium this fails, saying how to get it, rather than passing by running nothing;
-// SKIP_BROWSER_TESTS=1 reports the browser tests as skipped instead.
-if (chromiumMissing && !skipBrowserTests) {
-  it('finds Chromium to run the browser tests in', () => {
-    throw new Error(
-      `The browser tests need Debian's Chromium at ${CHROMIUM}, and it is not there. ` +
-        'Install it with: sudo apt-get update && sudo apt-get install -y chromium ' +
-        '(or run with SKIP_BROWSER_TESTS=1 to skip these tests).',
-    );
-  });
-}
-
-describe.skipIf(skipBrowserTests || chromiumMissing)('the API docs at /docs, in Chromium', () => {
+describe('the API docs at /docs, in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let page: Page;
@@ -56,7 +31,13 @@ describe.skipIf(skipBrowserTests || chromiumMissing)('the API docs at /docs, in 
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    const found = await findChromium();
+    try {
+      browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, headless: true, env: found.env });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Chromium from ${found.source} (${found.executablePath}) did not start: ${reason}`);
+    }
     cleanups.push(() => browser.close());
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     // Fail with Playwright's own message (what it waited for) well before the test times out.
