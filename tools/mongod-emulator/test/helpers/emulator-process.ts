@@ -1,8 +1,8 @@
-// Spawns tools/mongod-emulator/bin/mongod directly (not through the resolver) for process-level tests.
+// Spawns bin/mongod directly (not through the resolver) for process-level tests.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const EMULATOR_BIN = fileURLToPath(new URL('../../tools/mongod-emulator/bin/mongod', import.meta.url));
+export const EMULATOR_BIN = fileURLToPath(new URL('../../bin/mongod', import.meta.url));
 
 export interface LogLine {
   msg: string;
