@@ -2,10 +2,20 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
-    // One MongoDB for the whole run, chosen by server/db/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
-    globalSetup: ['tests/setup/mongodb.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // One run, one report: the service's suites and the mongod emulator package's own suites.
+    projects: [
+      {
+        test: {
+          name: 'plant-store',
+          include: ['tests/**/*.test.ts'],
+          // One MongoDB for the whole run, chosen by server/db/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
+          globalSetup: ['tests/setup/mongodb.ts'],
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
+        },
+      },
+      // Its own config and MongoDB (tools/mongod-emulator/vitest.config.ts).
+      'tools/mongod-emulator',
+    ],
   },
 });
