@@ -2,11 +2,21 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // The fast path's differential tests sit beside the files they check (server/fast-path).
-    include: ['tests/**/*.test.ts', 'server/**/*.test.ts'],
-    // One MongoDB for the whole run, chosen by server/db/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
-    globalSetup: ['tests/setup/mongodb.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // One run, one report: the service's suites and the mongod emulator package's own suites.
+    projects: [
+      {
+        test: {
+          name: 'plant-store',
+          // The fast path's differential tests sit beside the files they check (server/fast-path).
+          include: ['tests/**/*.test.ts', 'server/**/*.test.ts'],
+          // One MongoDB for the whole run, chosen by server/db/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
+          globalSetup: ['tests/setup/mongodb.ts'],
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
+        },
+      },
+      // Its own config and MongoDB (tools/mongod-emulator/vitest.config.ts).
+      'tools/mongod-emulator',
+    ],
   },
 });

@@ -6,11 +6,9 @@
 // A failed download is remembered for a few hours in a marker file so offline runs do not pay the
 // download timeouts every time.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { MongoMemoryServer } from 'mongodb-memory-server';
 
 export type MongoSourceKind = 'uri' | 'mongod' | 'emulator';
@@ -39,21 +37,10 @@ const MARKER_FILE = join(tmpdir(), 'plant-store-mongod-download-failed.json');
 /** Loaded only when a MongoDB must be started: a service given MONGODB_URI starts faster without it. */
 const memoryServer = () => import('mongodb-memory-server');
 
-/** Finds tools/mongod-emulator by walking up from this file (works from server/ and dist/server/). */
-function emulatorBinary(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const launcher = join(dir, 'tools', 'mongod-emulator', 'bin', 'mongod');
-    if (existsSync(launcher)) {
-      if (!existsSync(join(dir, 'tools', 'mongod-emulator', 'dist', 'main.js'))) {
-        throw new Error(`The mongod emulator is not built (${join(dir, 'tools', 'mongod-emulator', 'dist')} is missing): run npm run build`);
-      }
-      return launcher;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('tools/mongod-emulator/bin/mongod not found above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
+/** The emulator's launcher, from its workspace package; loaded only when no real mongod can be had. */
+async function emulatorBinary(): Promise<string> {
+  const { ensureBuilt } = await import('@plant-store/mongod-emulator');
+  return ensureBuilt();
 }
 
 /** The version a mongod-compatible binary reports, so mongodb-memory-server sees no mismatch. */
@@ -130,7 +117,7 @@ export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoS
   if (real) {
     return startMemoryServer('mongod', real, `mongod ${real.version} (${real.binary}) via mongodb-memory-server`, options.port);
   }
-  const emulator = emulatorBinary();
+  const emulator = await emulatorBinary();
   const version = binaryVersion(emulator);
   if (!version) throw new Error(`${emulator} --version did not report a version: run npm run build`);
   options.warn?.(

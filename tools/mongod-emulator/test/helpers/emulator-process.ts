@@ -1,8 +1,9 @@
-// Spawns tools/mongod-emulator/bin/mongod directly (not through the resolver) for process-level tests.
+// Spawns bin/mongod directly, for the process and wire tests and the driver suite's global setup.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from '@plant-store/mongod-emulator';
 
-export const EMULATOR_BIN = fileURLToPath(new URL('../../tools/mongod-emulator/bin/mongod', import.meta.url));
+/** The package's own launcher; a missing build fails here, saying how to build it. */
+export const EMULATOR_BIN = ensureBuilt();
 
 export interface LogLine {
   msg: string;

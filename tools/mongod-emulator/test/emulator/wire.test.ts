@@ -3,7 +3,7 @@
 import { serialize } from 'bson';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from './emulator-process.js';
+import { startEmulator, type RunningEmulator } from '../helpers/emulator-process.js';
 import { frame, MORE_TO_COME, OP_MSG, OP_QUERY, OP_REPLY, opMsg, opQuery, WireClient } from './wire-client.js';
 
 let emulator: RunningEmulator;

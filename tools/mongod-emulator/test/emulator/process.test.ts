@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { MongoClient } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EMULATOR_BIN, startEmulator, type RunningEmulator } from './emulator-process.js';
+import { EMULATOR_BIN, startEmulator, type RunningEmulator } from '../helpers/emulator-process.js';
 
 const running: RunningEmulator[] = [];
 
