@@ -1,3 +1,4 @@
+import type { Int64 } from '../schemas/int64.js';
 import type { NewPlant, Plant } from '../schemas/plant.js';
 
 /** Where plants are kept: the port the procedures depend on; server/ implements it over MongoDB. */
@@ -15,7 +16,7 @@ export interface PlantStore {
 
 export class PlantConflictError extends Error {
   override name = 'PlantConflictError';
-  constructor(readonly id: number) {
+  constructor(readonly id: Int64) {
     super(`a plant with id ${id} already exists with a different name or tag`);
   }
 }

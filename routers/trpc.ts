@@ -6,6 +6,7 @@
  */
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import { int64Json } from '../schemas/int64-json.js';
 import { AuthError, type Context } from './context.js';
 import { publicMessage } from './error-messages.js';
 import { PlantConflictError, StoreUnavailableError } from './plant-store.js';
@@ -18,6 +19,8 @@ const trpc = initTRPC
   .create({
     // Stack traces stay in the logs, in every mode.
     isDev: false,
+    // int64 values beyond 2^53 cross /trpc exactly: see schemas/int64-json.ts. JSON clients are unaffected.
+    transformer: int64Json.transformer,
     errorFormatter: ({ shape, error }) => ({ ...shape, message: publicMessage(error) }),
   });
 

@@ -95,3 +95,19 @@ export const CREATE_PLANT_EXAMPLES = {
     response: { error: 503, message: 'the plant database is unavailable, try again shortly' },
   },
 } satisfies Record<CreatePlantStatus, CreatePlantExample>;
+
+/**
+ * More requests offered to try out on `POST /plants`, each answered 200 with its plant. The
+ * document writes the id exactly; Swagger UI at /docs reads documents as JavaScript numbers, so
+ * its example box shows an id beyond 2^53 rounded, and the description says to type it.
+ */
+export const MORE_CREATE_PLANT_REQUESTS = {
+  bigId: {
+    summary: 'An id beyond 2^53: int64 ids are exact at any size',
+    description:
+      'Stored exactly as sent. In /docs, the example box shows this id rounded to 9007199254740992 ' +
+      '(the page reads numbers as JavaScript does): type 9007199254740993 in before you execute.',
+    body: { id: 9007199254740993n, name: 'Snowflake' },
+    response: { name: 'Snowflake' },
+  },
+} satisfies Record<string, { summary: string; description: string; body: NewPlant; response: Plant }>;

@@ -1,2 +1,3 @@
 export * from './plant.js';
 export * from './error.js';
+export * from './int64.js';

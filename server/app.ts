@@ -10,6 +10,7 @@ import { createMongoClient } from './db/mongo-client.js';
 import { registerAuthFailureLimit } from './http/auth-failure-limit.js';
 import { answerClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handling.js';
+import { registerExactIntegers } from './http/exact-integers.js';
 import { registerGracefulClose } from './http/graceful-close.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { OneLinePerRequest } from './http/request-log.js';
@@ -61,6 +62,7 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   // Parts every route shares.
   registerErrorHandling(app);
   registerJsonBodyParser(app);
+  registerExactIntegers(app);
   // Callback-style hooks on the hot path: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

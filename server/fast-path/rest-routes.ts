@@ -13,6 +13,8 @@ export interface FastRestOptions {
   createContext: (authorization: string | undefined) => Context;
   onError: (options: { error: TRPCError }) => void;
   operations: readonly OpenApiOperation[];
+  /** Applied to each procedure's output before trpc-to-openapi writes it as JSON. */
+  mapOutput: (output: unknown) => unknown;
 }
 
 /** The handler is typed for Node's request and response; it is given the shims instead. */
@@ -30,8 +32,8 @@ const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']
  * else to the same handler, as the plugin's one catch-all does, so what trpc-to-openapi does with
  * other paths (its case-insensitive and trailing-slash matching, 404 for the rest) is unchanged.
  */
-export function registerFastRestRoutes(rest: FastifyInstance, { router, createContext, onError, operations }: FastRestOptions): void {
-  const runnerRouter: AppRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router)) as AppRouter['createCaller'] };
+export function registerFastRestRoutes(rest: FastifyInstance, { router, createContext, onError, operations, mapOutput }: FastRestOptions): void {
+  const runnerRouter: AppRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as AppRouter['createCaller'] };
   const handle = createOpenApiNodeHttpHandler<AppRouter, ShimRequest, ShimResponse>({
     router: runnerRouter,
     createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify.headers.authorization),

@@ -138,10 +138,10 @@ export function proceduresOf(router: AppRouter): Map<string, AnyTRPCProcedure> {
 
 /**
  * `router.createCaller(ctx)` as trpc-to-openapi uses it (`caller[a][b](input)`, called unbound),
- * with the runner above in place of tRPC's: a procedure path gives a function of the input;
- * anything else, the next level of a nested router.
+ * with the runner above in place of tRPC's: a procedure path gives a function of the input
+ * (its output passed through `mapOutput`); anything else, the next level of a nested router.
  */
-export function createRunnerCaller(procedures: ReadonlyMap<string, AnyTRPCProcedure>) {
+export function createRunnerCaller(procedures: ReadonlyMap<string, AnyTRPCProcedure>, mapOutput: (output: unknown) => unknown = (output) => output) {
   const level = (ctx: unknown, prefix: string): object =>
     new Proxy(
       {},
@@ -151,8 +151,8 @@ export function createRunnerCaller(procedures: ReadonlyMap<string, AnyTRPCProced
           const path = prefix === '' ? key : `${prefix}.${key}`;
           const procedure = procedures.get(path);
           if (procedure === undefined) return level(ctx, path);
-          return (input: unknown) =>
-            runProcedure(procedure, { ctx, getRawInput: async () => input, path, type: procedure._def.type, signal: undefined, batchIndex: 0 });
+          return async (input: unknown) =>
+            mapOutput(await runProcedure(procedure, { ctx, getRawInput: async () => input, path, type: procedure._def.type, signal: undefined, batchIndex: 0 }));
         },
       },
     );

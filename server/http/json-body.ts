@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { int64Json } from '../../schemas/int64-json.js';
 import { httpError } from '../errors/http-error.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -18,8 +19,9 @@ export function utf8Body(bytes: Buffer): string | Error {
 
 /**
  * Parses JSON bodies like Fastify's own parser (secure-json-parse, refusing `__proto__` and
- * `constructor.prototype` keys), but answers with messages that tell the client what is wrong:
- * Fastify's says the same thing for a typo and for a prototype-poisoning attempt.
+ * `constructor.prototype` keys), but exact for integers beyond 2^53 (they arrive as bigints,
+ * schemas/int64-json.ts), and with messages that tell the client what is wrong: Fastify's says
+ * the same thing for a typo and for a prototype-poisoning attempt.
  */
 export function registerJsonBodyParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
@@ -29,15 +31,30 @@ export function registerJsonBodyParser(app: FastifyInstance) {
       done(body);
       return;
     }
+    const marked = int64Json.markText(body);
     let parsed: unknown;
     try {
-      parsed = secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
+      parsed = parseSecurely(marked);
     } catch (error) {
-      done(httpError(400, describeParseFailure(body, error)));
+      // The client's own text, so that positions in the message are where the client put them.
+      done(httpError(400, describeParseFailure(body, marked === body ? error : parseFailure(body))));
       return;
     }
-    done(null, parsed);
+    done(null, marked === body ? parsed : int64Json.revive(parsed));
   });
+}
+
+function parseSecurely(text: string): unknown {
+  return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+}
+
+function parseFailure(text: string): unknown {
+  try {
+    parseSecurely(text);
+    return undefined;
+  } catch (error) {
+    return error;
+  }
 }
 
 /** What was wrong with a body that did not parse, worked out only when one fails. */

@@ -3,7 +3,9 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { ErrorSchema } from '../../schemas/error.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
-import { CREATE_PLANT_EXAMPLES } from '../../schemas/examples.js';
+import { CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS } from '../../schemas/examples.js';
+import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
+import { int64Json } from '../../schemas/int64-json.js';
 import { addExamples, type ExampleTarget } from './examples.js';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -43,8 +45,10 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   document.security = [{ bearerAuth: [] }];
   const createPlant = document.paths?.['/plants']?.post;
   if (!createPlant) throw new Error('the router has no POST /plants to document');
-  addExamples(createPlant as ExampleTarget, CREATE_PLANT_EXAMPLES);
-  return document;
+  addExamples(createPlant as ExampleTarget, CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS);
+  addInt64Bounds(document);
+  // The bounds are bigints: as markers, they are written out as exact JSON numbers.
+  return int64Json.mark(document) as OpenAPIObject;
 }
 
 type Operation = {
@@ -70,4 +74,18 @@ function operationsOf(document: OpenAPIObject): Operation[] {
       return operation ? [operation] : [];
     }),
   );
+}
+
+/**
+ * zod's JSON Schema output cannot hold a bigint, so int64 fields come out of the generator with
+ * their type and format only; their bounds are added here, exactly.
+ */
+function addInt64Bounds(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === 'integer' && schema.format === 'int64') {
+    schema.minimum = INT64_MIN;
+    schema.maximum = INT64_MAX;
+  }
+  for (const value of Object.values(schema)) addInt64Bounds(value);
 }

@@ -1,5 +1,12 @@
 import type { CreatePlantExample } from '../../schemas/examples.js';
 
+/** A further request to try out (see MORE_CREATE_PLANT_REQUESTS). */
+export interface RequestExample {
+  summary: string;
+  description: string;
+  body: unknown;
+}
+
 /** The parts of an OpenAPI operation that examples go into. */
 export interface ExampleTarget {
   requestBody?: { content?: Record<string, MediaType> };
@@ -24,7 +31,7 @@ const MAX_SHOWN_BODY_CHARS = 300;
  * each distinct, short JSON request body on the request body, where Swagger UI offers them in
  * a drop-down to try out. Requests that are not JSON or too large to read stay in the words.
  */
-export function addExamples(operation: ExampleTarget, examples: Record<string, CreatePlantExample>): void {
+export function addExamples(operation: ExampleTarget, examples: Record<string, CreatePlantExample>, moreRequests: Record<string, RequestExample> = {}): void {
   const requestExamples: Record<string, ExampleObject> = {};
   const shownBodies = new Set<string>();
   for (const [status, example] of Object.entries(examples)) {
@@ -38,6 +45,7 @@ export function addExamples(operation: ExampleTarget, examples: Record<string, C
       requestExamples[example.name] = { summary: example.summary, value: example.request.body };
     }
   }
+  for (const [name, { summary, description, body }] of Object.entries(moreRequests)) requestExamples[name] = { summary, description, value: body };
   const requestMedia = operation.requestBody?.content?.['application/json'];
   if (!requestMedia) throw new Error('POST /plants documents no JSON request body');
   requestMedia.examples = requestExamples;

@@ -1,4 +1,5 @@
 import { Long, MongoServerError, type Collection, type Db, type WriteConcernSettings } from 'mongodb';
+import type { Int64 } from '../../schemas/int64.js';
 import type { NewPlant, Plant } from '../../schemas/plant.js';
 import { isUnavailable } from './mongo-errors.js';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
@@ -26,7 +27,7 @@ export class MongoPlantStore implements PlantStore {
 
   async create(plant: NewPlant): Promise<Plant> {
     const document: PlantDocument = {
-      _id: Long.fromNumber(plant.id),
+      _id: toLong(plant.id),
       name: plant.name,
       ...(plant.tag !== undefined && { tag: plant.tag }),
       createdAt: new Date(),
@@ -56,6 +57,11 @@ export class MongoPlantStore implements PlantStore {
       throw toStoreError(error);
     }
   }
+}
+
+/** The id as BSON Int64: exact for a bigint and for a safe-integer number alike. */
+export function toLong(id: Int64): Long {
+  return typeof id === 'bigint' ? Long.fromBigInt(id) : Long.fromNumber(id);
 }
 
 function toPlant(document: PlantDocument): Plant {

@@ -1,6 +1,8 @@
 import type { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import type { AppRouter } from '../../routers/app.js';
+import { int64Json } from '../../schemas/int64-json.js';
 import { httpError } from '../errors/http-error.js';
 import { registerFastRestRoutes } from '../fast-path/index.js';
 import type { ApiRoutesOptions } from './api-routes.js';
@@ -10,7 +12,9 @@ import { openApiOperations, type OpenApiOperation } from './openapi-operations.j
  * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi:
  * its node-http handler behind server/fast-path, or its own Fastify plugin (FAST_PATH=off).
  * Errors are rethrown from `onError`, so the app's error handler, which shapes every failure,
- * answers them with the interface's `Error` body.
+ * answers them with the interface's `Error` body. trpc-to-openapi writes outputs with
+ * JSON.stringify, so their int64 values go to it as markers (schemas/int64-json.ts) that the
+ * app writes back as exact JSON numbers when it sends the answer.
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions) {
   const operations = openApiOperations(router);
@@ -25,10 +29,15 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       done(nonObjectBodyError(request, operations));
     });
     if (fastPath) {
-      registerFastRestRoutes(rest, { router, createContext, onError, operations });
+      registerFastRestRoutes(rest, { router, createContext, onError, operations, mapOutput: int64Json.mark });
     } else {
+      // The plugin re-stringifies the body to build a fetch Request, so bigints go to it as markers too.
+      rest.addHook('preHandler', (request, _reply, done) => {
+        request.body = int64Json.mark(request.body);
+        done();
+      });
       await rest.register(fastifyTRPCOpenApiPlugin, {
-        router,
+        router: withInt64Markers(router),
         createContext: ({ req }: { req: FastifyRequest }) => createContext(req.headers.authorization),
         onError,
       });
@@ -49,4 +58,18 @@ function nonObjectBodyError(request: FastifyRequest, operations: readonly OpenAp
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
   const isOperation = operations.some((operation) => operation.method === request.method && operation.matchesUrl(request.url));
   return body !== undefined || isOperation ? httpError(400, 'the request body must be a JSON object') : undefined;
+}
+
+/** A caller as tRPC builds it: each level is callable (a procedure) and indexable (a nested router). */
+type CallerLevel = ((input: unknown) => Promise<unknown>) & { readonly [key: string]: CallerLevel };
+
+/** The router, its callers taking inputs with int64 markers and giving outputs with them. */
+function withInt64Markers(router: AppRouter): AppRouter {
+  const wrap = (level: CallerLevel): CallerLevel =>
+    new Proxy(level, {
+      get: (target, key) => (typeof key === 'string' ? wrap(target[key] as CallerLevel) : undefined),
+      apply: async (target, _this, [input]: unknown[]) => int64Json.mark(await target(int64Json.revive(input))),
+    });
+  const createCaller = (ctx: unknown) => wrap(router.createCaller(ctx as never) as unknown as CallerLevel);
+  return { ...router, createCaller: createCaller as unknown as AppRouter['createCaller'] };
 }

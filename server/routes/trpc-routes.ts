@@ -1,6 +1,7 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
+import { int64Json } from '../../schemas/int64-json.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { createDirectCall } from '../fast-path/index.js';
@@ -33,13 +34,31 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request);
         return reply.code(statusCode).headers(headers).send(body);
       });
-      // tRPC reads JSON bodies itself, as text. Multipart is not accepted (415): no procedure
-      // takes FormData, and tRPC answered it with an unlogged 500.
+      // tRPC reads JSON bodies itself, as text: integers beyond 2^53 are handed to it as markers
+      // that the router's transformer turns into bigints (schemas/int64-json.ts). Multipart is
+      // not accepted (415): no procedure takes FormData, and tRPC answered it with an unlogged 500.
       trpc.removeContentTypeParser('application/json');
       trpc.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) => {
         const body = utf8Body(bytes);
         if (body instanceof Error) done(body);
-        else done(null, body);
+        else done(null, int64Json.markText(body));
+      });
+      // tRPC's handler answers with a fetch Response, which the app's own int64 pass cannot read.
+      trpc.addHook('onSend', (_request, reply, payload, done) => {
+        if (!isJsonResponse(payload)) {
+          done(null, payload);
+          return;
+        }
+        payload.text().then(
+          (text) => {
+            reply.code(payload.status);
+            payload.headers.forEach((value, name) => void reply.header(name, value));
+            done(null, int64Json.unmarkText(text));
+          },
+          (error: unknown) => {
+            done(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
       });
       trpc.all<{ Params: { path: string } }>('/:path', async (req, res) => {
         const { path } = req.params;
@@ -50,4 +69,9 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     },
     { prefix: TRPC_PREFIX },
   );
+}
+
+/** A whole JSON answer as a fetch Response; streamed answers (JSON lines, events) are left to stream. */
+function isJsonResponse(payload: unknown): payload is Response {
+  return payload instanceof Response && payload.headers.get('content-type')?.startsWith('application/json') === true;
 }

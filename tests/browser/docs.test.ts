@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CREATE_PLANT_EXAMPLES } from '../../schemas/examples.js';
+import { CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS } from '../../schemas/examples.js';
+import { int64Json } from '../../schemas/int64-json.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { uniqueDbName } from '../helpers/mongo.js';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.js';
@@ -77,6 +78,14 @@ describe('the API docs at /docs, in Chromium', () => {
     await saveScreenshot(page, operation);
   });
 
+  it('sends an id beyond 2^53 exactly, as typed in the body editor', async () => {
+    const operation = page.locator('.opblock-post', { hasText: '/plants' });
+    const answer = await execute(operation, int64Json.stringify(MORE_CREATE_PLANT_REQUESTS.bigId.body));
+    expect(answer).toEqual({ status: '200', body: MORE_CREATE_PLANT_REQUESTS.bigId.response });
+    const stored = await t.plants.findOne({ name: 'Snowflake' }, { promoteLongs: false });
+    expect(stored?._id.toString()).toBe('9007199254740993');
+  });
+
   it('shows the Error body when the request is invalid', async () => {
     const operation = page.locator('.opblock-post', { hasText: '/plants' });
     const invalid = CREATE_PLANT_EXAMPLES[400];
@@ -101,7 +110,7 @@ async function openOperation(page: Page, method: string, path: string): Promise<
   return operation;
 }
 
-/** Puts `body` in the request body editor, executes, and reads the live response as rendered. */
+/** Puts `body` (JSON text as it is, or a value to write as JSON) in the request body editor, executes, and reads the live response as rendered. */
 async function execute(operation: Locator, body: unknown): Promise<{ status: string; body: unknown }> {
   const live = operation.locator('.live-responses-table tr.response');
   // A previous answer stays on screen until cleared; clear it so the one read is this one's.
@@ -109,7 +118,7 @@ async function execute(operation: Locator, body: unknown): Promise<{ status: str
   if (await clear.isVisible()) await clear.click();
   await live.waitFor({ state: 'detached' });
 
-  await operation.locator('textarea.body-param__text').fill(JSON.stringify(body, null, 2));
+  await operation.locator('textarea.body-param__text').fill(typeof body === 'string' ? body : JSON.stringify(body, null, 2));
   await operation.getByRole('button', { name: 'Execute' }).click();
   const status = (await live.locator('.response-col_status').textContent())?.trim() ?? '';
   const rendered = await live.locator('.response-col_description .highlight-code pre').textContent();

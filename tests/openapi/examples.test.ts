@@ -2,7 +2,8 @@
 // sent to the real app (with MongoDB), answers exactly the documented body.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CREATE_PLANT_EXAMPLES, REQUEST_ID_PLACEHOLDER, type CreatePlantStatus, type ExampleRequest } from '../../schemas/examples.js';
+import { CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS, REQUEST_ID_PLACEHOLDER, type CreatePlantStatus, type ExampleRequest } from '../../schemas/examples.js';
+import { int64Json } from '../../schemas/int64-json.js';
 import { buildApp } from '../../server/app.js';
 import type { PlantStore } from '../../routers/plant-store.js';
 import { startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
@@ -16,7 +17,7 @@ function send(app: FastifyInstance, { token, contentType, body }: ExampleRequest
     method: 'POST',
     url: '/plants',
     headers: { 'content-type': contentType, ...(authorization !== undefined && { authorization }) },
-    payload: contentType === 'application/json' ? JSON.stringify(body) : String(body),
+    payload: contentType === 'application/json' ? int64Json.stringify(body) : String(body),
   });
 }
 
@@ -72,6 +73,13 @@ describe('each example request answers its documented body exactly', () => {
     const response = await send(t.app, CREATE_PLANT_EXAMPLES[409].request);
     expect(response.statusCode).toBe(409);
     expect(response.json()).toEqual(documentedExample(operation, '409'));
+  });
+
+  it.each(Object.entries(MORE_CREATE_PLANT_REQUESTS))('%s, a further request offered to try out, as documented', async (name, example) => {
+    expect(operation.requestBody?.content['application/json']?.examples?.[name]?.value).toEqual(example.body);
+    const response = await send(t.app, { token: 'valid', contentType: 'application/json', body: example.body });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual(example.response);
   });
 
   it('500, when the store fails unexpectedly', async () => {

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { dereference } from '@readme/openapi-parser';
 import type { FastifyInstance } from 'fastify';
+import { int64Json } from '../../schemas/int64-json.js';
 
 export interface SchemaObject {
   $ref?: string;
@@ -41,7 +42,7 @@ export async function readSpec(): Promise<OpenApiDocument> {
 export async function fetchDocument(app: FastifyInstance, url = '/openapi.json'): Promise<OpenApiDocument> {
   const response = await app.inject({ url });
   if (response.statusCode !== 200) throw new Error(`GET ${url} answered ${response.statusCode}: ${response.body}`);
-  return response.json<OpenApiDocument>();
+  return int64Json.parse(response.body) as OpenApiDocument;
 }
 
 /** A copy with every `$ref` replaced by what it points to (the input is left as it was). */

@@ -1,22 +1,23 @@
 // What every answer to a fuzz request must be: never 5xx; the Error shape (REST) or a tRPC error
 // envelope when refused; and when 200, exactly the plant that was sent, stored exactly so.
 import { Long, type Collection } from 'mongodb';
+import { int64Json } from '../../../schemas/int64-json.js';
 import type { PlantDocument } from '../../../server/plants/mongo-plant-store.js';
 import type { FuzzRequest } from './hostile-bodies.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 interface SentPlant {
-  id: number;
+  id: number | bigint;
   name: string;
   tag?: string;
 }
 
-/** The plant a 200 must have stored: the body as strict JSON (UTF-8, last duplicate key wins). */
+/** The plant a 200 must have stored: the body as strict JSON (UTF-8, last duplicate key wins, integers exact). */
 function sentPlant(body: Buffer): SentPlant {
-  const value = JSON.parse(strictUtf8.decode(body)) as Record<string, unknown>;
+  const value = int64Json.parse(strictUtf8.decode(body)) as Record<string, unknown>;
   const { id, name, tag } = value;
-  if (typeof id !== 'number' || typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
+  if ((typeof id !== 'number' && typeof id !== 'bigint') || typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
     throw new Error(`200 for a body that is not a plant: ${body.toString('utf8').slice(0, 200)}`);
   }
   return { id, name, ...(tag !== undefined && { tag }) };
@@ -52,11 +53,10 @@ export async function checkAnswer(request: FuzzRequest, status: number, text: st
   const answered = rest ? body : (body as { result?: { data?: unknown } }).result?.data;
   const expected = { name: plant.name, ...(plant.tag !== undefined && { tag: plant.tag }) };
   if (JSON.stringify(answered) !== JSON.stringify(expected)) fail(request, status, text, '200 with another plant than was sent');
-  const stored = await plants.findOne({ _id: Long.fromNumber(plant.id) });
+  const id = Long.fromString(String(plant.id));
+  const stored = await plants.findOne({ _id: id }, { promoteLongs: false });
   const { _id, createdAt, ...fields } = stored ?? ({} as Partial<PlantDocument>);
-  // The driver reads an int64 that fits a double back as a number.
-  const storedId = _id instanceof Long ? _id.toNumber() : _id;
-  if (!stored || storedId !== plant.id || !(createdAt instanceof Date) || JSON.stringify(fields) !== JSON.stringify(expected)) {
+  if (!stored || !(_id instanceof Long) || !_id.equals(id) || !(createdAt instanceof Date) || JSON.stringify(fields) !== JSON.stringify(expected)) {
     fail(request, status, text, `200, but stored ${JSON.stringify(stored)}`);
   }
 }

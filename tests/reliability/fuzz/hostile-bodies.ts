@@ -15,11 +15,20 @@ const LIMITS = [
   '9007199254740991', '-9007199254740991', '9007199254740992', '-9007199254740992', '9007199254740993',
   '9223372036854775807', '-9223372036854775808', '9223372036854775808', '18446744073709551616',
   '1e308', '-1e308', '1e309', '-0', '0', '1e-7', '0.5', '1.0', '1e2', '2147483647', '2147483648', '-2147483649', '4294967296',
+  '-9223372036854775809', '9223372036854775807.0', '9.223372036854775807e18', '9.2233720368547758075e18', '92233720368547758070e-1',
+  '9007199254740993.5', '1e19', '-1e19', '0.9223372036854775807e19', '00', '-', '1e', '9007199254740993e-0', '123456789012345678901234567890',
 ];
+
+/** Big integers, written as JSON numbers: inside int64 and just outside it. */
+const INT64_EDGE = 2n ** 63n;
+const bigIdText = fc
+  .oneof(fc.bigInt({ min: -INT64_EDGE, max: INT64_EDGE - 1n }), fc.bigInt({ min: -INT64_EDGE - 1000n, max: INT64_EDGE + 1000n }), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }))
+  .map(String);
 
 /** JSON texts of values no plant field should take, or should take only exactly. */
 const hostileValueText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...LIMITS),
+  bigIdText,
   fc.constantFrom(
     '{"$gt": ""}', '{"$ne": null}', '{"$where": "sleep(1000)"}', '{"$regex": ".*"}', '"$gt"', '{"__proto__": {"polluted": 1}}',
     '{"constructor": {"prototype": {"polluted": 1}}}', '{"prototype": 1}', 'null', 'true', '[]', '{}', '""', '" "',
@@ -32,7 +41,11 @@ const hostileValueText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 60 }).map((value) => JSON.stringify(value)),
 );
 
-const validId = fc.oneof(fc.integer({ min: -1e15, max: 1e15 }), fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 0));
+const validId = fc.oneof(
+  fc.integer({ min: -1e15, max: 1e15 }).map(String),
+  fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 0).map(String),
+  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String),
+);
 const validName = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 });
 const validTag = fc.option(fc.string({ unit: 'grapheme', maxLength: 40 }), { nil: undefined });
 
@@ -40,7 +53,7 @@ const validTag = fc.option(fc.string({ unit: 'grapheme', maxLength: 40 }), { nil
 type Fields = [string, string][];
 
 const validFields: fc.Arbitrary<Fields> = fc.tuple(validId, validName, validTag).map(([id, name, tag]) => [
-  ['id', String(id)],
+  ['id', id],
   ['name', JSON.stringify(name)],
   ...(tag === undefined ? [] : [['tag', JSON.stringify(tag)] as [string, string]]),
 ]);

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * int64, exactly. A JavaScript number is exact only up to ±(2^53−1), so an int64 value is a
+ * `number` while it is a safe integer and a `bigint` beyond (any bigint in range is accepted
+ * too). JSON bodies reach these schemas exact: the service reads integers beyond 2^53 as
+ * bigints (schemas/int64-json.ts), so only a JavaScript caller can hand over a rounded number,
+ * and that is refused, never stored rounded.
+ */
+export type Int64 = number | bigint;
+
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+const INT64_RANGE = `an integer from ${INT64_MIN} to ${INT64_MAX}`;
+
+export function isInt64(value: unknown): value is Int64 {
+  if (typeof value === 'number') return Number.isSafeInteger(value);
+  return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
+}
+
+/** Why `value` is not an int64, said of the field `name`. */
+export function int64Problem(name: string, value: unknown): string {
+  if (value === undefined) return `${name} is required`;
+  if (typeof value === 'bigint') return `${name} must be ${INT64_RANGE}`;
+  if (typeof value !== 'number' || !Number.isInteger(value)) return `${name} must be an integer`;
+  if (Math.abs(value) >= 2 ** 63) return `${name} must be ${INT64_RANGE}`;
+  return (
+    `${name} must be ${INT64_RANGE}, exactly: ${value} is a JavaScript number beyond ±(2^53−1), which is rounded; ` +
+    'pass it as a bigint (or, over HTTP, as the exact digits of a JSON number)'
+  );
+}
+
+/**
+ * An int64 field of a JSON body: a JSON integer, never a string. Its OpenAPI form is
+ * `type: integer, format: int64`; server/openapi/document.ts adds the exact bounds, which
+ * zod's JSON Schema output cannot hold.
+ */
+export function int64Field(name: string, meta: { description: string; examples: Int64[] }) {
+  return z
+    .custom<Int64>(isInt64, { error: (issue) => int64Problem(name, issue.input) })
+    .meta({ ...meta, override: { type: 'integer', format: 'int64' } });
+}
