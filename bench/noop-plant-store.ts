@@ -1,5 +1,7 @@
-import type { NewPlant, Plant } from '../schemas/plant.js';
-import type { PlantStore } from '../routers/plant-store.js';
+import type { Int64, NewPlant, Plant, PlantStore, StoredPlant } from '../index.js';
+
+/** The page a no-op list answers: as many plants as asked, made once. */
+const PAGE: StoredPlant[] = Array.from({ length: 1000 }, (_, index) => ({ id: index + 1, name: 'Monstera', tag: 'tropical' }));
 
 /**
  * A store that keeps nothing and answers at once, so a benchmark measures the HTTP and RPC
@@ -8,6 +10,18 @@ import type { PlantStore } from '../routers/plant-store.js';
 export class NoopPlantStore implements PlantStore {
   async create(plant: NewPlant): Promise<Plant> {
     return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+  }
+
+  async list({ limit }: { limit: number; after: Int64 | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }> {
+    return { plants: PAGE.slice(0, limit).map((plant) => ({ ...plant })), more: true };
+  }
+
+  async get(id: Int64): Promise<StoredPlant> {
+    return { id, name: 'Monstera', tag: 'tropical' };
+  }
+
+  async delete(): Promise<boolean> {
+    return true;
   }
 
   async ping(): Promise<void> {

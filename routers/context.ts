@@ -13,6 +13,11 @@ export type TokenVerifier = (authorization: string | undefined) => AuthResult;
 export interface Context {
   store: PlantStore;
   auth: AuthResult;
+  /**
+   * Set by a procedure that answers one page of several: the parameters that ask for the next
+   * page. Over REST they become the `Link: <...>; rel="next"` header; in process, nothing.
+   */
+  nextPage?: Record<string, string>;
 }
 
 export interface ContextDeps {

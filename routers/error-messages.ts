@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 /**
  * The message a client sees for a tRPC error. Validation errors name each field and what it
- * expected; unexpected errors say nothing of their internals (those go to the log).
+ * expected (the schemas word them for people); unexpected errors say nothing of their internals
+ * (those go to the log).
  */
 export function publicMessage(error: TRPCError): string {
   if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
@@ -13,13 +14,5 @@ export function publicMessage(error: TRPCError): string {
 
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   // A value can fail two checks that say the same thing (say, the int and the max of an id).
-  return [...new Set(issues.map(describeIssue))].join('; ');
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => JSON.stringify(key)).join(', ');
-    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${keys}: a NewPlant has only id, name and tag`;
-  }
-  return issue.message;
+  return [...new Set(issues.map((issue) => issue.message))].join('; ');
 }

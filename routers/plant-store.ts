@@ -1,5 +1,5 @@
 import type { Int64 } from '../schemas/int64.js';
-import type { NewPlant, Plant } from '../schemas/plant.js';
+import type { NewPlant, Plant, StoredPlant } from '../schemas/plant.js';
 
 /** Where plants are kept: the port the procedures depend on; server/ implements it over MongoDB. */
 export interface PlantStore {
@@ -10,6 +10,16 @@ export interface PlantStore {
    * @throws StoreUnavailableError when the database cannot be reached in time.
    */
   create(plant: NewPlant): Promise<Plant>;
+  /**
+   * Up to `limit` plants in ascending id order, after the id `after` when given; `more` tells
+   * whether plants follow. Keyset paging: a plant stored while a client pages appears once.
+   * @throws StoreUnavailableError
+   */
+  list(page: { limit: number; after: Int64 | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }>;
+  /** The plant with this id, or undefined. @throws StoreUnavailableError */
+  get(id: Int64): Promise<StoredPlant | undefined>;
+  /** Deletes the plant with this id; false when there was none. @throws StoreUnavailableError */
+  delete(id: Int64): Promise<boolean>;
   /** Resolves when the database answers. @throws StoreUnavailableError */
   ping(): Promise<void>;
 }
@@ -18,6 +28,13 @@ export class PlantConflictError extends Error {
   override name = 'PlantConflictError';
   constructor(readonly id: Int64) {
     super(`a plant with id ${id} already exists with a different name or tag`);
+  }
+}
+
+export class PlantNotFoundError extends Error {
+  override name = 'PlantNotFoundError';
+  constructor(readonly id: Int64) {
+    super(`no plant with id ${id}`);
   }
 }
 

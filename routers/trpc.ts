@@ -9,7 +9,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { int64Json } from '../schemas/int64-json.js';
 import { AuthError, type Context } from './context.js';
 import { publicMessage } from './error-messages.js';
-import { PlantConflictError, StoreUnavailableError } from './plant-store.js';
+import { PlantConflictError, PlantNotFoundError, StoreUnavailableError } from './plant-store.js';
 
 // 1. Initialisation ----------------------------------------------------------------------
 
@@ -38,6 +38,7 @@ function withStoreErrors<R extends { ok: true } | { ok: false; error: TRPCError 
   if (!result.ok) {
     const { cause } = result.error;
     if (cause instanceof PlantConflictError) throw new TRPCError({ code: 'CONFLICT', message: cause.message, cause });
+    if (cause instanceof PlantNotFoundError) throw new TRPCError({ code: 'NOT_FOUND', message: cause.message, cause });
     if (cause instanceof StoreUnavailableError) {
       throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: cause.message, cause });
     }

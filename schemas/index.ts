@@ -1,3 +1,4 @@
 export * from './plant.js';
 export * from './error.js';
 export * from './int64.js';
+export * from './plant-queries.js';

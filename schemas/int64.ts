@@ -18,10 +18,19 @@ export function isInt64(value: unknown): value is Int64 {
   return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
 }
 
+/** The int64 a value stands for: an int64 itself, or its digits as text (path and query parameters); else undefined. */
+export function toInt64(value: unknown): Int64 | undefined {
+  if (isInt64(value)) return value;
+  if (typeof value !== 'string' || !/^-?(0|[1-9]\d{0,18})$/.test(value)) return undefined;
+  const exact = BigInt(value);
+  if (exact < INT64_MIN || exact > INT64_MAX) return undefined;
+  return Number.isSafeInteger(Number(exact)) ? Number(exact) : exact;
+}
+
 /** Why `value` is not an int64, said of the field `name`. */
 export function int64Problem(name: string, value: unknown): string {
   if (value === undefined) return `${name} is required`;
-  if (typeof value === 'bigint') return `${name} must be ${INT64_RANGE}`;
+  if (typeof value === 'bigint' || typeof value === 'string') return `${name} must be ${INT64_RANGE}`;
   if (typeof value !== 'number' || !Number.isInteger(value)) return `${name} must be an integer`;
   if (Math.abs(value) >= 2 ** 63) return `${name} must be ${INT64_RANGE}`;
   return (
@@ -39,4 +48,16 @@ export function int64Field(name: string, meta: { description: string; examples: 
   return z
     .custom<Int64>(isInt64, { error: (issue) => int64Problem(name, issue.input) })
     .meta({ ...meta, override: { type: 'integer', format: 'int64' } });
+}
+
+/**
+ * An int64 path or query parameter. Over HTTP such parameters are text, so digits are taken
+ * ("42", exactly at any size), and so is a number or bigint (tRPC, in process). The value
+ * handed on is an `Int64`.
+ */
+export function int64Parameter(name: string, description: string) {
+  return z
+    .custom<Int64 | string>((value) => toInt64(value) !== undefined, { error: (issue) => int64Problem(name, issue.input) })
+    .meta({ description, override: { type: 'integer', format: 'int64' } })
+    .transform((value) => toInt64(value) as Int64);
 }

@@ -12,3 +12,20 @@ export const CREATE_PLANT_ERRORS = {
   500: 'Unexpected error',
   503: 'The plant database is unavailable',
 } as const;
+
+export const LIST_PLANTS_ERRORS = {
+  400: 'A parameter is invalid or unknown',
+  401: 'Missing or invalid bearer token',
+  500: 'Unexpected error',
+  503: 'The plant database is unavailable',
+} as const;
+
+export const GET_PLANT_ERRORS = {
+  400: 'The id is not an int64',
+  401: 'Missing or invalid bearer token',
+  404: 'No plant has this id',
+  500: 'Unexpected error',
+  503: 'The plant database is unavailable',
+} as const;
+
+export const DELETE_PLANT_ERRORS = GET_PLANT_ERRORS;

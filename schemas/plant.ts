@@ -34,6 +34,10 @@ const plantTag = z
 
 const plantId = int64Field('id', { description: 'Identification number of the plant', examples: [42] });
 
+function unknownFields(keys: readonly string[]): string {
+  return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((key) => JSON.stringify(key)).join(', ')}: a NewPlant has only id, name and tag`;
+}
+
 export const PlantSchema = z
   .strictObject({ name: plantName, tag: plantTag.optional() })
   .meta({ id: 'Plant', description: 'A plant in the store' });
@@ -42,10 +46,17 @@ export const NewPlantSchema = refuseCoercion(
   z
     .strictObject(
       { id: plantId, name: plantName, tag: plantTag.optional() },
-      { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object') },
+      { error: (issue) => (issue.code === 'unrecognized_keys' ? unknownFields(issue.keys) : 'the body must be a JSON object') },
     )
     .meta({ id: 'NewPlant', description: 'A plant to add to the store, with its identifier' }),
 );
 
 export type Plant = z.infer<typeof PlantSchema>;
 export type NewPlant = z.infer<typeof NewPlantSchema>;
+
+/** A plant with its id, as listing and fetching answer it: the interface's Plant, with the id to fetch or delete it by. */
+export const StoredPlantSchema = z
+  .strictObject({ id: plantId, name: plantName, tag: plantTag.optional() })
+  .meta({ id: 'StoredPlant', description: 'A plant in the store, with its identifier' });
+
+export type StoredPlant = z.infer<typeof StoredPlantSchema>;

@@ -72,9 +72,9 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   if (config.authFailureLimit) registerAuthFailureLimit(app, config.authFailureLimit);
   await app.register(cors, {
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
-    methods: ['GET', 'POST'],
+    methods: ['GET', 'POST', 'DELETE'],
     allowedHeaders: ['authorization', 'content-type'],
-    exposedHeaders: ['x-request-id', 'www-authenticate'],
+    exposedHeaders: ['x-request-id', 'www-authenticate', 'retry-after', 'link'],
     maxAge: 600,
   });
 

@@ -54,7 +54,8 @@ export function authChallengeHeaders(error: TRPCError): Record<string, string> {
 
 function fromTRPCError(error: TRPCError, request: RequestInfo): RestError {
   if (isUnexpected(error)) return internalError(request);
-  if (error.code === 'NOT_FOUND') return notFound(request);
+  // trpc-to-openapi's own NOT_FOUND (no such operation) has no cause; a procedure's says what is missing.
+  if (error.code === 'NOT_FOUND' && error.cause === undefined) return notFound(request);
   const headers = authChallengeHeaders(error);
   if (error.code === 'SERVICE_UNAVAILABLE') headers['retry-after'] = '1';
   return restError(getHTTPStatusCodeFromError(error), publicMessage(error), headers);

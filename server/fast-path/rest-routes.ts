@@ -5,6 +5,7 @@ import { createOpenApiNodeHttpHandler, type NodeHTTPRequest } from 'trpc-to-open
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
 import type { OpenApiOperation } from '../routes/openapi-operations.js';
+import type { RestAnswer } from '../routes/rest-routes.js';
 import { OpenApiRequest, OpenApiResponse } from './openapi-shims.js';
 import { createRunnerCaller, proceduresOf } from './run-procedure.js';
 
@@ -12,6 +13,8 @@ export interface FastRestOptions {
   router: AppRouter;
   createContext: (authorization: string | undefined) => Context;
   onError: (options: { error: TRPCError }) => void;
+  /** The status and headers of each answer (rest-routes.ts in server/routes). */
+  responseMeta: (answer: RestAnswer) => { status?: number; headers?: Record<string, string> };
   operations: readonly OpenApiOperation[];
   /** Applied to each procedure's output before trpc-to-openapi writes it as JSON. */
   mapOutput: (output: unknown) => unknown;
@@ -32,12 +35,13 @@ const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']
  * else to the same handler, as the plugin's one catch-all does, so what trpc-to-openapi does with
  * other paths (its case-insensitive and trailing-slash matching, 404 for the rest) is unchanged.
  */
-export function registerFastRestRoutes(rest: FastifyInstance, { router, createContext, onError, operations, mapOutput }: FastRestOptions): void {
+export function registerFastRestRoutes(rest: FastifyInstance, { router, createContext, onError, responseMeta, operations, mapOutput }: FastRestOptions): void {
   const runnerRouter: AppRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as AppRouter['createCaller'] };
   const handle = createOpenApiNodeHttpHandler<AppRouter, ShimRequest, ShimResponse>({
     router: runnerRouter,
     createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify.headers.authorization),
     onError,
+    responseMeta,
   });
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- deliberately not an IncomingMessage

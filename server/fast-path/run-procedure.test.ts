@@ -6,6 +6,7 @@ import { createContextFactory } from '../../routers/context.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
 import { createRunnerCaller, proceduresOf, runProcedure, type ProcedureCall } from './run-procedure.js';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
+import { scriptedStore } from '../../tests/helpers/scripted-store.js';
 
 /**
  * server/http/run-procedure.ts replaces tRPC's middleware runner for speed; every outcome must be
@@ -47,7 +48,7 @@ const inputs: [string, unknown][] = [
 describe('runProcedure gives what tRPC gives for createPlant', () => {
   const createPlant = appRouter._def.procedures.createPlant;
   for (const [storeName, create] of Object.entries(stores)) {
-    const context = createContextFactory({ store: { create, ping: async () => undefined }, verifyToken: createTokenVerifier(['t0ken']) });
+    const context = createContextFactory({ store: scriptedStore({ create }), verifyToken: createTokenVerifier(['t0ken']) });
     for (const authorization of ['Bearer t0ken', 'Bearer wrong', undefined]) {
       it.each(inputs)(`${storeName} store, ${String(authorization)}: %s`, async (_name, input) => {
         await expectSameOutcome(createPlant, {

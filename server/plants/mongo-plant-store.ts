@@ -1,8 +1,8 @@
 import { Long, MongoServerError, type Collection, type Db, type WriteConcernSettings } from 'mongodb';
-import type { Int64 } from '../../schemas/int64.js';
-import type { NewPlant, Plant } from '../../schemas/plant.js';
-import { isUnavailable } from './mongo-errors.js';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
+import type { Int64 } from '../../schemas/int64.js';
+import type { NewPlant, Plant, StoredPlant } from '../../schemas/plant.js';
+import { isUnavailable } from './mongo-errors.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
 export interface PlantDocument {
@@ -14,6 +14,10 @@ export interface PlantDocument {
 
 export const PLANTS_COLLECTION = 'plants';
 const DUPLICATE_KEY = 11000;
+/** A create whose id was taken, then freed by a delete, before it could read the holder: try again this often. */
+const CREATE_ATTEMPTS = 3;
+/** Reads keep Int64 as Long, so an id beyond 2^53 is never rounded on the way in. */
+const EXACT_READ = { promoteLongs: false, projection: { name: 1, tag: 1 } } as const;
 
 export class MongoPlantStore implements PlantStore {
   private readonly plants: Collection<PlantDocument>;
@@ -32,22 +36,57 @@ export class MongoPlantStore implements PlantStore {
       ...(plant.tag !== undefined && { tag: plant.tag }),
       createdAt: new Date(),
     };
-    try {
-      // Resolves only once the server acknowledged the write with the collection's write concern;
-      // a write concern error rejects (and is answered 503 by toStoreError), so no 200 goes out unacknowledged.
-      const { acknowledged } = await this.plants.insertOne(document);
-      if (!acknowledged) throw new Error('the insert was not acknowledged: MONGODB_WRITE_CONCERN must be at least 1');
-      return toPlant(document);
-    } catch (error) {
-      if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw toStoreError(error);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        // Resolves only once the server acknowledged the write with the collection's write concern;
+        // a write concern error rejects (and is answered 503 by toStoreError), so no 200 goes out unacknowledged.
+        const { acknowledged } = await this.plants.insertOne(document);
+        if (!acknowledged) throw new Error('the insert was not acknowledged: MONGODB_WRITE_CONCERN must be at least 1');
+        return toPlant(document);
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw toStoreError(error);
+      }
+      // The id is taken: a retry of the same create answers the stored plant; anything else conflicts.
+      const stored = await this.plants.findOne({ _id: document._id }).catch((error: unknown) => {
+        throw toStoreError(error);
+      });
+      if (stored) {
+        if (stored.name === plant.name && stored.tag === plant.tag) return toPlant(stored);
+        throw new PlantConflictError(plant.id);
+      }
+      // Deleted since the insert failed: the id is free again.
+      if (attempt === CREATE_ATTEMPTS) throw new PlantConflictError(plant.id);
     }
-    // The id is taken: a retry of the same create answers the stored plant; anything else conflicts.
-    // Plants are never deleted, so the document that won the insert is there to read.
-    const stored = await this.plants.findOne({ _id: document._id }).catch((error: unknown) => {
+  }
+
+  async list({ limit, after }: { limit: number; after: Int64 | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }> {
+    // Keyset paging on the _id index: no skip, and one plant more than asked tells whether more follow.
+    const filter = after === undefined ? {} : { _id: { $gt: toLong(after) } };
+    const documents = await this.plants
+      .find(filter, { ...EXACT_READ, sort: { _id: 1 }, limit: limit + 1 })
+      .toArray()
+      .catch((error: unknown) => {
+        throw toStoreError(error);
+      });
+    return { plants: documents.slice(0, limit).map(toStoredPlant), more: documents.length > limit };
+  }
+
+  async get(id: Int64): Promise<StoredPlant | undefined> {
+    try {
+      const document = await this.plants.findOne({ _id: toLong(id) }, EXACT_READ);
+      return document ? toStoredPlant(document) : undefined;
+    } catch (error) {
       throw toStoreError(error);
-    });
-    if (stored && stored.name === plant.name && stored.tag === plant.tag) return toPlant(stored);
-    throw new PlantConflictError(plant.id);
+    }
+  }
+
+  async delete(id: Int64): Promise<boolean> {
+    try {
+      const { deletedCount } = await this.plants.deleteOne({ _id: toLong(id) });
+      return deletedCount === 1;
+    } catch (error) {
+      throw toStoreError(error);
+    }
   }
 
   async ping(): Promise<void> {
@@ -64,8 +103,18 @@ export function toLong(id: Int64): Long {
   return typeof id === 'bigint' ? Long.fromBigInt(id) : Long.fromNumber(id);
 }
 
-function toPlant(document: PlantDocument): Plant {
+/** A stored id as an Int64: a number while it is a safe integer, else a bigint. */
+function fromLong(id: Long): Int64 {
+  const exact = id.toBigInt();
+  return Number.isSafeInteger(Number(exact)) ? Number(exact) : exact;
+}
+
+function toPlant(document: Pick<PlantDocument, 'name' | 'tag'>): Plant {
   return document.tag === undefined ? { name: document.name } : { name: document.name, tag: document.tag };
+}
+
+function toStoredPlant(document: Pick<PlantDocument, '_id' | 'name' | 'tag'>): StoredPlant {
+  return { id: fromLong(document._id), ...toPlant(document) };
 }
 
 /** An unavailable database becomes StoreUnavailableError (503); anything else stays unexpected (500). */

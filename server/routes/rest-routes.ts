@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { int64Json } from '../../schemas/int64-json.js';
+import type { Context } from '../../routers/context.js';
 import { httpError } from '../errors/http-error.js';
 import { registerFastRestRoutes } from '../fast-path/index.js';
 import type { ApiRoutesOptions } from './api-routes.js';
@@ -29,7 +30,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       done(nonObjectBodyError(request, operations));
     });
     if (fastPath) {
-      registerFastRestRoutes(rest, { router, createContext, onError, operations, mapOutput: int64Json.mark });
+      registerFastRestRoutes(rest, { router, createContext, onError, responseMeta, operations, mapOutput: int64Json.mark });
     } else {
       // The plugin re-stringifies the body to build a fetch Request, so bigints go to it as markers too.
       rest.addHook('preHandler', (request, _reply, done) => {
@@ -40,9 +41,34 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
         router: withInt64Markers(router),
         createContext: ({ req }: { req: FastifyRequest }) => createContext(req.headers.authorization),
         onError,
+        responseMeta,
       });
     }
   });
+}
+
+/** What trpc-to-openapi's handler tells `responseMeta` of an answer it is about to send. */
+export interface RestAnswer {
+  ctx?: Context | undefined;
+  data: unknown[];
+  errors: unknown[];
+  info?: { url?: URL | null } | undefined;
+}
+
+/**
+ * The status and headers of a successful answer, the same for every operation: 204 No Content
+ * when the procedure answers nothing, and a `Link` to the next page when it says one follows
+ * (`ctx.nextPage`): this request's URL with those query parameters.
+ */
+export function responseMeta({ ctx, data, errors, info }: RestAnswer): { status?: number; headers?: Record<string, string> } {
+  if (errors.length > 0) return {};
+  const headers: Record<string, string> = {};
+  if (ctx?.nextPage && info?.url) {
+    const next = new URL(info.url);
+    for (const [name, value] of Object.entries(ctx.nextPage)) next.searchParams.set(name, value);
+    headers.link = `<${next.pathname}${next.search}>; rel="next"`;
+  }
+  return data[0] === undefined ? { status: 204, headers } : { headers };
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);

@@ -43,6 +43,12 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         if (body instanceof Error) done(body);
         else done(null, int64Json.markText(body));
       });
+      // A query's input comes in the URL (`?input=<JSON>`): its big integers are marked there too.
+      trpc.addHook('onRequest', (request, _reply, done) => {
+        const url = request.raw.url;
+        if (url !== undefined) request.raw.url = markQueryInput(url);
+        done();
+      });
       // tRPC's handler answers with a fetch Response, which the app's own int64 pass cannot read.
       trpc.addHook('onSend', (_request, reply, payload, done) => {
         if (!isJsonResponse(payload)) {
@@ -74,4 +80,17 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
 /** A whole JSON answer as a fetch Response; streamed answers (JSON lines, events) are left to stream. */
 function isJsonResponse(payload: unknown): payload is Response {
   return payload instanceof Response && payload.headers.get('content-type')?.startsWith('application/json') === true;
+}
+
+/** The URL with the big integers of its `input` parameter marked; the URL itself when there are none. */
+function markQueryInput(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1 || !url.includes('input=', start)) return url;
+  const query = new URLSearchParams(url.slice(start + 1));
+  const input = query.get('input');
+  if (input === null) return url;
+  const marked = int64Json.markText(input);
+  if (marked === input) return url;
+  query.set('input', marked);
+  return `${url.slice(0, start + 1)}${query.toString()}`;
 }

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { captureLogs } from '../helpers/log-capture.js';
+import { scriptedStore } from '../helpers/scripted-store.js';
 
 /** Every failure answers exactly { error: <status>, message: <text> } as JSON, and never a stack trace. */
 function expectErrorBody(response: LightMyRequestResponse, status: number, message: string | RegExp) {
@@ -85,10 +86,7 @@ describe('errors the service did not expect', () => {
       env: { LOG_LEVEL: 'info' },
       overrides: {
         logStream: logs.stream,
-        store: {
-          create: () => Promise.reject(new Error('disk on fire at /var/lib/secret-path')),
-          ping: () => Promise.resolve(),
-        },
+        store: scriptedStore({ create: () => Promise.reject(new Error('disk on fire at /var/lib/secret-path')) }),
       },
     });
     try {

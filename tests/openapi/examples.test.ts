@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS, REQUEST_ID_PLACEHOLDER, type CreatePlantStatus, type ExampleRequest } from '../../schemas/examples.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { buildApp } from '../../server/app.js';
-import type { PlantStore } from '../../routers/plant-store.js';
 import { startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { fetchDocument, operationOf, type Operation } from './openapi-reading.js';
+import { scriptedStore } from '../helpers/scripted-store.js';
 
 const AUTHORIZATION = { valid: `Bearer ${TEST_TOKEN}`, invalid: 'Bearer not-a-token-we-issued', none: undefined };
 
@@ -28,10 +28,7 @@ function documentedExample(operation: Operation, status: string) {
   return examples[0]?.value;
 }
 
-const failingStore: PlantStore = {
-  create: () => Promise.reject(new Error('simulated failure inside the store')),
-  ping: () => Promise.resolve(),
-};
+const failingStore = scriptedStore({ create: () => Promise.reject(new Error('simulated failure inside the store')) });
 
 let t: TestApp;
 let operation: Operation;

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { int64Parameter } from './int64.js';
+
+/**
+ * The inputs of the operations that read and delete plants. Over REST they come from the path
+ * and the query string, as text: "10" is read as 10, but nothing else is coerced, and an
+ * unknown parameter is refused (a misspelt `limt` would otherwise be silently ignored).
+ */
+
+export const DEFAULT_LIST_LIMIT = 100;
+export const MAX_LIST_LIMIT = 1000;
+
+const limitMessage = `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`;
+
+function toLimit(value: unknown): number | undefined {
+  const limit = typeof value === 'string' && /^[1-9]\d{0,3}$/.test(value) ? Number(value) : value;
+  return typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIST_LIMIT ? limit : undefined;
+}
+
+const limit = z
+  .custom<number | string>((value) => toLimit(value) !== undefined, { error: limitMessage })
+  .meta({
+    description: `The maximum number of plants to return (default ${DEFAULT_LIST_LIMIT})`,
+    override: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT },
+  })
+  .transform((value) => toLimit(value) as number);
+
+/** A strict object whose unknown keys are named as parameters of `operation`. */
+function parameters<T extends z.core.$ZodLooseShape>(operation: string, shape: T) {
+  const known = Object.keys(shape).join(' and ');
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code !== 'unrecognized_keys') return 'the parameters must be an object';
+      const names = issue.keys.map((key) => JSON.stringify(key)).join(', ');
+      return `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${names}: ${operation} takes only ${known}`;
+    },
+  });
+}
+
+export const ListPlantsInputSchema = parameters('listing plants', {
+  limit: limit.optional(),
+  after: int64Parameter('after', 'Return the plants after this id (the last id of the previous page)').optional(),
+});
+
+export const PlantIdInputSchema = parameters('this operation', {
+  id: int64Parameter('id', 'Identification number of the plant'),
+});
+
+export type ListPlantsInput = z.input<typeof ListPlantsInputSchema>;

@@ -1,0 +1,111 @@
+// listPlants, getPlant and deletePlant over /trpc (raw HTTP), through the typed client and in
+// process: the same rules and tRPC codes as REST, ids beyond 2^53 exact.
+import type { AddressInfo } from 'node:net';
+import { TRPCClientError } from '@trpc/client';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createPlantStoreClient } from '../../client/create-client.js';
+import { createCaller } from '../../routers/app.js';
+import { createContextFactory } from '../../routers/context.js';
+import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
+import { MongoPlantStore } from '../../server/plants/mongo-plant-store.js';
+import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+
+const BIG = 2n ** 63n - 1n;
+let testApp: TestApp;
+let baseUrl: string;
+beforeAll(async () => {
+  testApp = await startTestApp();
+  await testApp.app.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = `http://127.0.0.1:${(testApp.app.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await testApp.close();
+});
+beforeEach(async () => {
+  await testApp.plants.deleteMany({});
+  const client = createPlantStoreClient({ url: baseUrl, token: TEST_TOKEN });
+  for (const id of [1, 2, 3, 9007199254740993n, BIG]) await client.createPlant.mutate({ id, name: `plant ${id}` });
+});
+
+describe('raw /trpc', () => {
+  const trpcGet = (path: string, input: string) =>
+    testApp.app.inject({ method: 'GET', url: `/trpc/${path}?input=${encodeURIComponent(input)}`, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+
+  it('lists as a query, ids written as exact JSON numbers', async () => {
+    const response = await trpcGet('listPlants', '{"limit":2,"after":2}');
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe('{"result":{"data":[{"id":3,"name":"plant 3"},{"id":9007199254740993,"name":"plant 9007199254740993"}]}}');
+  });
+
+  it('gets a plant by an id beyond 2^53 written as a JSON number', async () => {
+    const response = await trpcGet('getPlant', `{"id":${BIG}}`);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.body).toBe(`{"result":{"data":{"id":${BIG},"name":"plant ${BIG}"}}}`);
+  });
+
+  it('answers NOT_FOUND and BAD_REQUEST with their statuses', async () => {
+    const missing = await trpcGet('getPlant', '{"id":42}');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ error: { message: 'no plant with id 42', data: { code: 'NOT_FOUND' } } });
+    const bad = await trpcGet('listPlants', '{"limit":0}');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: { message: 'limit must be an integer from 1 to 1000', data: { code: 'BAD_REQUEST' } } });
+  });
+
+  it('deletes as a mutation', async () => {
+    const deleted = await testApp.app.inject({ method: 'POST', url: '/trpc/deletePlant', headers: authHeaders(), payload: '{"id": 9007199254740993}' });
+    expect(deleted.statusCode).toBe(200);
+    expect(deleted.json()).toEqual({ result: {} });
+    const again = await testApp.app.inject({ method: 'POST', url: '/trpc/deletePlant', headers: authHeaders(), payload: '{"id": 9007199254740993}' });
+    expect(again.statusCode).toBe(404);
+  });
+});
+
+describe('the typed client', () => {
+  const client = () => createPlantStoreClient({ url: baseUrl, token: TEST_TOKEN });
+
+  it('lists and pages, ids beyond 2^53 as bigints', async () => {
+    const first = await client().listPlants.query({ limit: 3 });
+    expect(first).toEqual([
+      { id: 1, name: 'plant 1' },
+      { id: 2, name: 'plant 2' },
+      { id: 3, name: 'plant 3' },
+    ]);
+    const rest = await client().listPlants.query({ after: 3 });
+    expect(rest).toEqual([
+      { id: 9007199254740993n, name: 'plant 9007199254740993' },
+      { id: BIG, name: `plant ${BIG}` },
+    ]);
+    await expect(client().listPlants.query({ after: 9007199254740993n })).resolves.toEqual([{ id: BIG, name: `plant ${BIG}` }]);
+  });
+
+  it('gets and deletes by a bigint id', async () => {
+    await expect(client().getPlant.query({ id: BIG })).resolves.toEqual({ id: BIG, name: `plant ${BIG}` });
+    await expect(client().deletePlant.mutate({ id: BIG })).resolves.toBeUndefined();
+    const error: unknown = await client().getPlant.query({ id: BIG }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect(error).toMatchObject({ message: `no plant with id ${BIG}`, data: { code: 'NOT_FOUND', httpStatus: 404 } });
+  });
+});
+
+describe('in process', () => {
+  const caller = () =>
+    createCaller(
+      createContextFactory({ store: new MongoPlantStore(testApp.db, { w: 'majority', journal: true }), verifyToken: createTokenVerifier([TEST_TOKEN]) })(
+        `Bearer ${TEST_TOKEN}`,
+      ),
+    );
+
+  it('lists, gets and deletes with the same rules', async () => {
+    await expect(caller().listPlants({ limit: 2, after: 1 })).resolves.toEqual([
+      { id: 2, name: 'plant 2' },
+      { id: 3, name: 'plant 3' },
+    ]);
+    await expect(caller().getPlant({ id: 9007199254740993n })).resolves.toEqual({ id: 9007199254740993n, name: 'plant 9007199254740993' });
+    await expect(caller().deletePlant({ id: 1 })).resolves.toBeUndefined();
+    await expect(caller().deletePlant({ id: 1 })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'no plant with id 1' });
+    const refused = caller().listPlants({ limit: 1001 });
+    await expect(refused).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(refused).rejects.toThrow(/limit must be an integer from 1 to 1000/);
+  });
+});
