@@ -1,23 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
 import { authHeaders, startTestApp, type TestApp } from '../../tests/helpers/app.js';
+import { scriptedStore } from '../../tests/helpers/scripted-store.js';
 
 /**
- * The common tRPC request is answered by server/http/trpc-direct-call.ts, not by tRPC's own
- * handler; a query string sends the same request to tRPC's handler. Both must answer alike:
- * the same status, the same headers a client reads, the same body.
+ * The common tRPC request is answered by server/fast-path/trpc-direct-call.ts, not by tRPC's own
+ * Fastify handler; a query string sends the same request to tRPC's handler. Both must answer
+ * alike: the same status, the same headers a client reads, the same body.
  */
-const scriptedStore: PlantStore = {
-  create: async ({ name, tag }) => {
-    if (name === 'taken') throw new PlantConflictError(1);
-    if (name === 'database down') throw new StoreUnavailableError();
-    if (name === 'bug') throw new Error('disk on fire');
-    if (name === 'bad output') return { name: 42 } as unknown as { name: string };
-    return tag === undefined ? { name } : { name, tag };
-  },
-  ping: async () => undefined,
-};
-
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({ overrides: { store: scriptedStore } });
