@@ -1,7 +1,7 @@
 // Property-based fuzzing of POST /plants and /trpc/createPlant with hostile bodies, headers and content types.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { postRaw } from '../../bench/load/http-post.js';
+import { postRaw } from '../helpers/http-post.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { checkAnswer } from './fuzz/check-answer.js';
 import { fuzzRequest, TOKEN, type FuzzRequest } from './fuzz/hostile-bodies.js';

@@ -2,7 +2,7 @@
 import { Agent } from 'node:http';
 import { Long } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, type PostOutcome } from '../../bench/load/http-post.js';
+import { postJson, type PostOutcome } from '../helpers/http-post.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 
 const CONCURRENT = 50;
