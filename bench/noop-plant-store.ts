@@ -1,5 +1,4 @@
-import type { NewPlant, Plant } from '../schemas/plant.js';
-import type { PlantStore } from '../routers/plant-store.js';
+import type { NewPlant, Plant, PlantStore } from '../index.js';
 
 /**
  * A store that keeps nothing and answers at once, so a benchmark measures the HTTP and RPC
