@@ -33,8 +33,8 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request);
         return reply.code(statusCode).headers(headers).send(body);
       });
-      // tRPC reads JSON bodies itself, as text. Multipart is not accepted (415): no procedure
-      // takes FormData, and tRPC answered it with an unlogged 500.
+      // tRPC reads JSON bodies itself, as text. Multipart is refused (415): no procedure takes
+      // FormData, and tRPC's handler would answer it with an unlogged 500.
       trpc.removeContentTypeParser('application/json');
       trpc.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) => {
         const body = utf8Body(bytes);
