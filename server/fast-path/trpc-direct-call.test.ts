@@ -7,12 +7,12 @@ import { scriptedStore } from '../../tests/helpers/scripted-store.js';
  * Fastify handler; a query string sends the same request to tRPC's handler. Both must answer
  * alike: the same status, the same headers a client reads, the same body.
  */
-let t: TestApp;
+let testApp: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ overrides: { store: scriptedStore } });
+  testApp = await startTestApp({ overrides: { store: scriptedStore } });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 const token = authHeaders();
@@ -35,7 +35,7 @@ const cases: [string, string, Record<string, string>][] = [
 ];
 
 async function answer(url: string, payload: string, headers: Record<string, string>) {
-  const response = await t.app.inject({ method: 'POST', url, payload, headers });
+  const response = await testApp.app.inject({ method: 'POST', url, payload, headers });
   const { 'content-type': contentType, vary, 'www-authenticate': challenge } = response.headers;
   return { status: response.statusCode, contentType, vary, challenge, body: response.json<unknown>() };
 }

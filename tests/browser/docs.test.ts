@@ -14,7 +14,7 @@ import { CHROMIUM_ARGS, findChromium } from './find-chromium.js';
 const SCREENSHOT = 'test-artifacts/docs.png';
 
 describe('the API docs at /docs, in Chromium', () => {
-  let t: TestApp;
+  let testApp: TestApp;
   let browser: Browser;
   let page: Page;
   let origin: string;
@@ -26,10 +26,10 @@ describe('the API docs at /docs, in Chromium', () => {
   beforeAll(async () => {
     const mongoUri = new ConnectionString(inject('mongoUri'));
     mongoUri.pathname = `/${uniqueDbName('docs_browser')}`;
-    t = await startTestApp({ env: { MONGODB_URI: mongoUri.toString() } });
-    cleanups.push(() => t.close());
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    testApp = await startTestApp({ env: { MONGODB_URI: mongoUri.toString() } });
+    cleanups.push(() => testApp.close());
+    await testApp.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(testApp.app.server.address() as AddressInfo).port}`;
 
     const found = await findChromium();
     try {
@@ -72,7 +72,7 @@ describe('the API docs at /docs, in Chromium', () => {
     const plant = { id: 7001, name: 'Calathea', tag: 'prayer plant' };
     const answer = await execute(operation, plant);
     expect(answer).toEqual({ status: '200', body: { name: 'Calathea', tag: 'prayer plant' } });
-    await expect.poll(() => t.plants.countDocuments({ name: 'Calathea' })).toBe(1);
+    await expect.poll(() => testApp.plants.countDocuments({ name: 'Calathea' })).toBe(1);
 
     await saveScreenshot(page, operation);
   });
