@@ -25,6 +25,8 @@ export async function buildBaselineApp(config: AppConfig, store: PlantStore): Pr
 export function buildBareBaselineApp(config: AppConfig, store: PlantStore): FastifyInstance {
   const app = Fastify({ logger: { level: config.logLevel }, bodyLimit: config.http.bodyLimit });
   app.post('/plants', createPlantRoute(config, store));
+  // Only so the launcher can tell it is listening, as it does for the other servers.
+  app.get('/healthz', async () => ({ status: 'ok' }));
   return app;
 }
 

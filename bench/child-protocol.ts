@@ -1,4 +1,4 @@
-/** Messages between the benchmark and a server child, over the IPC channel `fork` opens. */
+/** Messages between the benchmark and a server child, over the IPC channel the launcher opens. */
 
 /**
  * Which server a child runs: the plain-Fastify yardstick (in the service's app), the same route in
@@ -12,7 +12,7 @@ export type StoreKind = 'noop' | 'mongo';
  * used, in µs. Asked with `collectGarbage`, a child started with `--expose-gc` runs a full garbage
  * collection first, so the figures are what it retains.
  */
-export type ChildMessage = { type: 'ready'; port: number } | { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number };
+export type ChildMessage = { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number };
 export type ParentMessage = { type: 'usage'; collectGarbage?: boolean };
 
 /** Environment variables that tell a child what to run (the rest is the service's own config). */
@@ -20,5 +20,5 @@ export const SERVER_KIND_ENV = 'BENCH_SERVER';
 export const STORE_KIND_ENV = 'BENCH_STORE';
 
 export function isChildMessage(message: unknown): message is ChildMessage {
-  return typeof message === 'object' && message !== null && 'type' in message;
+  return typeof message === 'object' && message !== null && 'type' in message && message.type === 'usage';
 }

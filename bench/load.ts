@@ -8,8 +8,8 @@
  */
 import { parseArgs } from 'node:util';
 import { resolveMongo } from '../server/db/mongo-source.js';
-import { formatLoadReport, loadFailures } from './load/load-report.js';
-import { runLoad } from './load/run-load.js';
+import { formatLoadReport, loadFailures } from '../tests/reliability/load/load-report.js';
+import { runLoad } from '../tests/reliability/load/run-load.js';
 
 const { values } = parseArgs({
   options: { plants: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '64' } },

@@ -1,7 +1,7 @@
 /**
  * A server under test, run by the benchmark in its own process so the load generator does not
- * share its event loop. It listens on a free loopback port, says so over IPC, and answers RSS
- * and CPU-time queries over IPC too, so the product needs no debug route.
+ * share its event loop. It listens on HOST and PORT (the launcher picks a free port and waits for
+ * /healthz) and answers RSS and CPU-time queries over IPC, so the product needs no debug route.
  */
 import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
@@ -40,9 +40,7 @@ function mongoStore(config: AppConfig): { store: PlantStore; close: () => Promis
 
 const config = readConfig();
 const app = await build(config);
-await app.listen({ host: '127.0.0.1', port: 0 });
-const address = app.server.address();
-if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+await app.listen({ host: config.host, port: config.port });
 
 const send = (message: ChildMessage) => process.send?.(message);
 // The only question the parent asks (ParentMessage) is for the usage figures.
@@ -56,4 +54,3 @@ process.on('message', ({ collectGarbage = false }: ParentMessage) => {
 process.on('disconnect', () => {
   void app.close().then(() => process.exit(0));
 });
-send({ type: 'ready', port: address.port });

@@ -1,14 +1,13 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startService, type ServiceProcess } from '../tests/helpers/service-process.js';
 import { SERVER_KIND_ENV, STORE_KIND_ENV, isChildMessage, type ChildMessage, type ParentMessage, type ServerKind, type StoreKind } from './child-protocol.js';
 
 /**
  * The child runs compiled, as the service runs in production (`node dist/...`): under tsx, esbuild
  * would wrap every function the server creates per request in a `__name` helper, a cost
- * production does not pay (it showed up at 3% of a request). `npm run bench` compiles it first.
+ * production does not pay. `npm run bench` compiles it first.
  */
 const CHILD_SCRIPT = fileURLToPath(new URL('../dist/bench/server-child.js', import.meta.url));
-const START_TIMEOUT_MS = 30_000;
 
 export interface ServerProcessOptions {
   server: ServerKind;
@@ -19,25 +18,24 @@ export interface ServerProcessOptions {
   nodeFlags?: string[];
 }
 
-/** A server child (bench/server-child.ts), started and ready to take load. */
+/**
+ * A server child (bench/server-child.ts), started by the tests' launcher and ready to take load,
+ * with an IPC channel for its usage figures.
+ */
 export class ServerProcess {
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly port: number,
-  ) {}
+  private constructor(private readonly service: ServiceProcess) {}
 
   static async start({ server, store, env, nodeFlags = [] }: ServerProcessOptions): Promise<ServerProcess> {
-    const child = fork(CHILD_SCRIPT, {
-      execArgv: nodeFlags,
-      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env, [SERVER_KIND_ENV]: server, [STORE_KIND_ENV]: store },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const ready = await nextMessage(child, 'ready', START_TIMEOUT_MS);
-    return new ServerProcess(child, ready.port);
+    // The caller's environment passes through, so `FAST_PATH=off npm run bench` measures the stock adapters.
+    const service = await startService(
+      { NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env, [SERVER_KIND_ENV]: server, [STORE_KIND_ENV]: store },
+      { script: CHILD_SCRIPT, nodeFlags, inheritEnv: true, ipc: true, echo: true },
+    );
+    return new ServerProcess(service);
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return this.service.url;
   }
 
   /**
@@ -45,36 +43,37 @@ export class ServerProcess {
    * child reports them; after a full garbage collection if asked (the child needs `--expose-gc`).
    */
   async usage({ collectGarbage = false } = {}): Promise<{ rss: number; heapUsed: number; cpuMicros: number }> {
-    const reply = nextMessage(this.child, 'usage', 5_000);
-    this.child.send({ type: 'usage', collectGarbage } satisfies ParentMessage);
+    const { child } = this.service;
+    const reply = nextUsage(child, 5_000);
+    child.send({ type: 'usage', collectGarbage } satisfies ParentMessage);
     const { rss, heapUsed, cpuMicros } = await reply;
     return { rss, heapUsed, cpuMicros };
   }
 
-  /** Closes the IPC channel, on which the child closes its server and exits. */
+  /** Closes the IPC channel, on which the child closes its server and exits (writing any --cpu-prof). */
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.disconnect();
-    await exited;
+    const { child, exited } = this.service;
+    if (child.connected) child.disconnect();
+    await exited();
   }
 }
 
-function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: T, timeoutMs: number): Promise<Extract<ChildMessage, { type: T }>> {
+/** The child's next usage message, or an error if it exits or stays silent first. */
+function nextUsage(child: ServiceProcess['child'], timeoutMs: number): Promise<ChildMessage> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: unknown) => {
-      if (isChildMessage(message) && message.type === type) {
+      if (isChildMessage(message)) {
         cleanup();
-        resolve(message as Extract<ChildMessage, { type: T }>);
+        resolve(message);
       }
     };
     const onExit = (code: number | null) => {
       cleanup();
-      reject(new Error(`server child exited (code ${code}) before sending "${type}"`));
+      reject(new Error(`server child exited (code ${code}) before sending its usage`));
     };
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`server child sent no "${type}" within ${timeoutMs} ms`));
+      reject(new Error(`server child sent no usage within ${timeoutMs} ms`));
     }, timeoutMs);
     const cleanup = () => {
       clearTimeout(timer);

@@ -92,10 +92,9 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
 }
 
 /**
- * Makes REQUEST_TIMEOUT_MS hold for a client that stalls mid-request. Node enforces it only when it
- * sweeps its connections (every 30 s by default), and when its headersTimeout (60 s by default) is
- * the larger it swaps the two, so a stalled body was given 60 s. Headers and body both get
- * REQUEST_TIMEOUT_MS, checked every quarter of it: a stalled client goes within 1.25 × the timeout.
+ * Makes REQUEST_TIMEOUT_MS hold for a client that stalls mid-request: Node checks it only when it
+ * sweeps its connections (every 30 s by default) and lets a larger headersTimeout (60 s) win, so
+ * headers and body both get REQUEST_TIMEOUT_MS, checked every quarter of it.
  */
 function requestTimeoutOptions(requestTimeoutMs: number) {
   return {

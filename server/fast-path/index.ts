@@ -10,7 +10,8 @@
  *
  * `FAST_PATH=off` serves the same routes with the stock adapters instead: trpc-to-openapi's
  * Fastify plugin and tRPC's Fastify request handler. CI runs the whole test suite both ways,
- * and each file here has a test beside it comparing its answers with the stock adapter's.
+ * and the tests beside these files compare their answers with tRPC's and trpc-to-openapi's own
+ * (rest-routes.test.ts covers rest-routes.ts and openapi-shims.ts).
  *
  * Because this code reads internals, @trpc/server and trpc-to-openapi are pinned to exact
  * versions in package.json. To upgrade them: bump both pins, run `npm test` and

@@ -4,22 +4,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * Light stand-ins for the request and response that trpc-to-openapi's node-http handler
  * (`createOpenApiNodeHttpHandler`) reads and writes, built from Fastify's request and reply.
  *
- * Why not pass Fastify's own objects, as trpc-to-openapi's Fastify plugin does: that plugin
- * patches every reply (`Object.defineProperty`, a dozen `bind`s), and the handler then builds a
- * whole fetch `Request` per call (`incomingMessageToRequest`: a `Headers`, an `AbortController`,
- * a body stream from a re-`JSON.stringify`d body) only to take its `signal`. Worse, because the
- * patched reply has no `writableEnded`, that signal aborts on every normal close, creating a
- * `DOMException` each time. Profiled, that was about a quarter of the service's CPU per request.
+ * Why not Fastify's own objects, as trpc-to-openapi's Fastify plugin passes: the plugin patches
+ * every reply, and the handler then builds a whole fetch `Request` per call only to take its
+ * `signal`, which aborts on every normal close (the patched reply has no `writableEnded`).
+ * What that costs is in bench/README.md.
  */
 
 /**
- * The handler takes a request's `signal` as is when the request is a fetch `Request`
- * (`req instanceof Request`) and otherwise builds one as above. This shim is one, as far as
- * `instanceof` goes: its prototype chain runs through `Request.prototype`, while every field
- * the handler reads (method, url, headers.get, body, query, signal) is the shim's own, so no
- * `Request` internals are ever touched. The handler only hands the signal to `createContext`
- * in `info`, which ours does not read, and calls the procedure with no signal at all, so one
- * signal that never aborts is all it needs.
+ * The handler builds that fetch `Request` unless `req instanceof Request`. This shim passes the
+ * check (its prototype chain runs through `Request.prototype`) while every field the handler
+ * reads is its own, so no `Request` internals are touched. The signal only reaches
+ * `createContext`, which ignores it, so one that never aborts is enough.
  */
 export class OpenApiRequest {
   readonly method: string;

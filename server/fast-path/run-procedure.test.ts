@@ -3,15 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { appRouter } from '../../routers/app.js';
 import { createContextFactory } from '../../routers/context.js';
-import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
+import { createTokenVerifier } from '../auth/bearer-tokens.js';
 import { createRunnerCaller, proceduresOf, runProcedure, type ProcedureCall } from './run-procedure.js';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
 import { scriptedStore } from '../../tests/helpers/scripted-store.js';
 
 /**
- * server/http/run-procedure.ts replaces tRPC's middleware runner for speed; every outcome must be
- * the one tRPC's own `procedure(call)` gives: the same data, or an error with the same code,
- * message and cause.
+ * server/fast-path/run-procedure.ts runs a procedure's middleware chain in place of tRPC's own
+ * runner; every outcome must be the one tRPC's own `procedure(call)` gives: the same data, or an
+ * error with the same code, message and cause.
  */
 type Outcome = { data: unknown } | { code: string; message: string; cause: string | undefined };
 

@@ -6,14 +6,12 @@ import type { AppRouter } from '../../routers/app.js';
  * Runs a tRPC procedure's middleware chain (token check, input parser, output parser, resolver)
  * exactly as tRPC's own `procedure(opts)` does, without its per-level object spreads.
  *
- * Why: tRPC (v11) builds each middleware's options with two calls of a generic object-spread
- * helper per level (`{...opts, meta, input, next}`, then `{...opts, ctx, input, getRawInput}`
- * for `next`), which define every key through `Object.defineProperty`: most of the time of a
- * call (bench/README.md has the profile). The options a middleware receives are the same fields with the same values
- * (`ctx`, `getRawInput`, `path`, `type`, `signal`, `batchIndex`, `meta`, `input`, `next`), `next`
- * merges `ctx`, `input` and `getRawInput` as tRPC's does, and a thrown error becomes a failed
- * result the same way. tRPC's output middleware, which copies its result with the same helper,
- * is run as `outputStep` below. run-procedure.test.ts checks it against tRPC's own call.
+ * Why: tRPC (v11) builds each middleware's options with a generic object-spread helper that
+ * defines every key through `Object.defineProperty`, twice per level; that is most of the time
+ * of a call (bench/README.md). A middleware here receives the same fields with the same values,
+ * `next` merges `ctx`, `input` and `getRawInput` as tRPC's does, a thrown error becomes a failed
+ * result the same way, and tRPC's output middleware is run as `outputStep` below.
+ * run-procedure.test.ts checks every outcome against tRPC's own call.
  */
 
 export interface ProcedureCall {
@@ -114,8 +112,9 @@ function planOf(definition: RunnableDefinition): Plan {
 }
 
 /**
- * tRPC's output middleware (`createOutputMiddleware`) without its object-spread helper: the same parse function (`getParseFn` of the same parser), the
- * same error when parsing fails, and a copy of the result with the parsed data.
+ * tRPC's output middleware (`createOutputMiddleware`) without its object-spread helper: the same
+ * parse function (`getParseFn` of the same parser), the same error when parsing fails, and a copy
+ * of the result with the parsed data.
  */
 function outputStep(parse: (value: unknown) => unknown): Middleware {
   return async ({ next }) => {

@@ -1,29 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlantConflictError, StoreUnavailableError } from '../../routers/plant-store.js';
 import { authHeaders, startTestApp, type TestApp } from '../../tests/helpers/app.js';
-import { scriptedStore } from '../../tests/helpers/scripted-store.js';
+import { storeByPlantName } from '../../tests/helpers/scripted-store.js';
 
 /**
- * The common tRPC request is answered by server/http/trpc-direct-call.ts, not by tRPC's own
- * handler; a query string sends the same request to tRPC's handler. Both must answer alike:
- * the same status, the same headers a client reads, the same body.
+ * The common tRPC request is answered by server/fast-path/trpc-direct-call.ts, not by tRPC's own
+ * Fastify handler; a query string sends the same request to tRPC's handler. Both must answer
+ * alike: the same status, the same headers a client reads, the same body.
  */
-const store = scriptedStore({
-  create: async ({ name, tag }) => {
-    if (name === 'taken') throw new PlantConflictError(1);
-    if (name === 'database down') throw new StoreUnavailableError();
-    if (name === 'bug') throw new Error('disk on fire');
-    if (name === 'bad output') return { name: 42 } as unknown as { name: string };
-    return tag === undefined ? { name } : { name, tag };
-  },
-});
-
-let t: TestApp;
+let testApp: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ overrides: { store } });
+  testApp = await startTestApp({ overrides: { store: storeByPlantName } });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 const token = authHeaders();
@@ -46,7 +35,7 @@ const cases: [string, string, Record<string, string>][] = [
 ];
 
 async function answer(url: string, payload: string, headers: Record<string, string>) {
-  const response = await t.app.inject({ method: 'POST', url, payload, headers });
+  const response = await testApp.app.inject({ method: 'POST', url, payload, headers });
   const { 'content-type': contentType, vary, 'www-authenticate': challenge } = response.headers;
   return { status: response.statusCode, contentType, vary, challenge, body: response.json<unknown>() };
 }

@@ -17,14 +17,12 @@ export interface DirectCallOptions {
  * The common tRPC request, answered without building a fetch `Request` and `Response`:
  * one mutation, `POST /trpc/<path>` with a JSON body, no batching, no streaming, no query string.
  *
- * Why: tRPC's Fastify handler turns every request into a fetch `Request` (headers copied, an
- * `AbortController`, a body stream) and every answer into a fetch `Response` that Fastify then
- * streams out, machinery that costs more than the procedure itself. For the
- * common request, this does what `resolveResponse` does for it, with tRPC's own pieces: the
- * procedure's middlewares, input and output parsers (run by run-procedure.ts), `getTRPCErrorShape` (and so the
- * router's error formatter), `transformTRPCResponse` and `getHTTPStatusCode`, so the answers
- * are the same bytes with the same status. Anything else returns `false` and goes to tRPC's
- * stock handler.
+ * Why: tRPC's Fastify handler turns every request into a fetch `Request` and every answer into a
+ * fetch `Response`, machinery that costs more than the procedure itself. This does what
+ * `resolveResponse` does for the common request with tRPC's own pieces (the procedure's
+ * middlewares and parsers via run-procedure.ts, `getTRPCErrorShape` and so the router's error
+ * formatter, `transformTRPCResponse`, `getHTTPStatusCode`), so the answers are the same bytes
+ * with the same status. Anything else returns `false` and goes to tRPC's stock handler.
  */
 export function createDirectCall({ router, createContext, errorHeaders, onError }: DirectCallOptions) {
   const config = router._def._config;

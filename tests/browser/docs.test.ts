@@ -15,7 +15,7 @@ import { CHROMIUM_ARGS, findChromium } from './find-chromium.js';
 const SCREENSHOT = 'test-artifacts/docs.png';
 
 describe('the API docs at /docs, in Chromium', () => {
-  let t: TestApp;
+  let testApp: TestApp;
   let browser: Browser;
   let page: Page;
   let origin: string;
@@ -27,10 +27,10 @@ describe('the API docs at /docs, in Chromium', () => {
   beforeAll(async () => {
     const mongoUri = new ConnectionString(inject('mongoUri'));
     mongoUri.pathname = `/${uniqueDbName('docs_browser')}`;
-    t = await startTestApp({ env: { MONGODB_URI: mongoUri.toString() } });
-    cleanups.push(() => t.close());
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    testApp = await startTestApp({ env: { MONGODB_URI: mongoUri.toString() } });
+    cleanups.push(() => testApp.close());
+    await testApp.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(testApp.app.server.address() as AddressInfo).port}`;
 
     const found = await findChromium();
     try {
@@ -73,7 +73,7 @@ describe('the API docs at /docs, in Chromium', () => {
     const plant = { id: 7001, name: 'Calathea', tag: 'prayer plant' };
     const answer = await execute(operation, plant);
     expect(answer).toEqual({ status: '200', body: { name: 'Calathea', tag: 'prayer plant' } });
-    await expect.poll(() => t.plants.countDocuments({ name: 'Calathea' })).toBe(1);
+    await expect.poll(() => testApp.plants.countDocuments({ name: 'Calathea' })).toBe(1);
 
     await saveScreenshot(page, operation);
   });
@@ -82,7 +82,7 @@ describe('the API docs at /docs, in Chromium', () => {
     const operation = page.locator('.opblock-post', { hasText: '/plants' });
     const answer = await execute(operation, int64Json.stringify(MORE_CREATE_PLANT_REQUESTS.bigId.body));
     expect(answer).toEqual({ status: '200', body: MORE_CREATE_PLANT_REQUESTS.bigId.response });
-    const stored = await t.plants.findOne({ name: 'Snowflake' }, { promoteLongs: false });
+    const stored = await testApp.plants.findOne({ name: 'Snowflake' }, { promoteLongs: false });
     expect(stored?._id.toString()).toBe('9007199254740993');
   });
 

@@ -4,12 +4,12 @@ import { captureLogs } from '../helpers/log-capture.js';
 
 const logs = captureLogs();
 
-let t: TestApp;
+let testApp: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { LOG_LEVEL: 'trace' }, overrides: { logStream: logs.stream } });
+  testApp = await startTestApp({ env: { LOG_LEVEL: 'trace' }, overrides: { logStream: logs.stream } });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 const withAuthorization = (authorization?: string) => ({
@@ -19,7 +19,7 @@ const withAuthorization = (authorization?: string) => ({
 
 describe('bearer authentication on POST /plants', () => {
   it('401 with WWW-Authenticate: Bearer when no token is sent', async () => {
-    const response = await postPlant(t.app, { id: 1, name: 'x' }, withAuthorization());
+    const response = await postPlant(testApp.app, { id: 1, name: 'x' }, withAuthorization());
     expect(response.statusCode).toBe(401);
     expect(response.headers['www-authenticate']).toBe('Bearer');
     expect(response.json()).toStrictEqual({ error: 401, message: 'missing bearer token: send the header Authorization: Bearer <token>' });
@@ -32,38 +32,38 @@ describe('bearer authentication on POST /plants', () => {
     ['no token after the scheme', 'Bearer '],
     ['two tokens', `Bearer ${TEST_TOKEN} ${TEST_TOKEN}`],
   ])('401 with error="invalid_token" for %s', async (_case, authorization) => {
-    const response = await postPlant(t.app, { id: 1, name: 'x' }, withAuthorization(authorization));
+    const response = await postPlant(testApp.app, { id: 1, name: 'x' }, withAuthorization(authorization));
     expect(response.statusCode).toBe(401);
     expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
     expect(response.json()).toStrictEqual({ error: 401, message: 'invalid bearer token' });
   });
 
   it('stores nothing for a refused request', async () => {
-    await postPlant(t.app, { id: 2, name: 'x' }, withAuthorization('Bearer wrong'));
-    expect(await t.plants.countDocuments()).toBe(0);
+    await postPlant(testApp.app, { id: 2, name: 'x' }, withAuthorization('Bearer wrong'));
+    expect(await testApp.plants.countDocuments()).toBe(0);
   });
 
   it('accepts every configured token, with the scheme in any case', async () => {
     for (const [id, authorization] of [[3, `Bearer ${TEST_TOKEN}`], [4, `Bearer ${OTHER_TOKEN}`], [5, `bearer ${TEST_TOKEN}`]] as const) {
-      const response = await postPlant(t.app, { id, name: 'ok' }, withAuthorization(authorization));
+      const response = await postPlant(testApp.app, { id, name: 'ok' }, withAuthorization(authorization));
       expect(response.statusCode).toBe(200);
     }
   });
 
   it('checks the token before the body', async () => {
-    const response = await postPlant(t.app, { id: 'not a number' }, withAuthorization());
+    const response = await postPlant(testApp.app, { id: 'not a number' }, withAuthorization());
     expect(response.statusCode).toBe(401);
   });
 
   it('needs no token for /healthz, /readyz and /openapi.json', async () => {
     for (const url of ['/healthz', '/readyz', '/openapi.json']) {
-      expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(200);
+      expect((await testApp.app.inject({ method: 'GET', url })).statusCode).toBe(200);
     }
   });
 
   it('never writes a token to the log, even at trace level', async () => {
-    await postPlant(t.app, { id: 6, name: 'logged' }, withAuthorization(`Bearer ${TEST_TOKEN}`));
-    await postPlant(t.app, { id: 7, name: 'logged' }, withAuthorization('Bearer some-guessed-token'));
+    await postPlant(testApp.app, { id: 6, name: 'logged' }, withAuthorization(`Bearer ${TEST_TOKEN}`));
+    await postPlant(testApp.app, { id: 7, name: 'logged' }, withAuthorization('Bearer some-guessed-token'));
     const text = logs.text();
     expect(text).toContain('request completed');
     for (const secret of [TEST_TOKEN, OTHER_TOKEN, 'some-guessed-token']) expect(text).not.toContain(secret);

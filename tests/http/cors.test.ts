@@ -3,16 +3,16 @@ import { authHeaders, postPlant, startTestApp, type TestApp } from '../helpers/a
 
 const ALLOWED = 'https://garden.example';
 
-let t: TestApp;
+let testApp: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { CORS_ORIGINS: `${ALLOWED}, https://other.example` } });
+  testApp = await startTestApp({ env: { CORS_ORIGINS: `${ALLOWED}, https://other.example` } });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 const preflight = (origin: string) =>
-  t.app.inject({
+  testApp.app.inject({
     method: 'OPTIONS',
     url: '/plants',
     headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
@@ -28,7 +28,7 @@ describe('CORS', () => {
   });
 
   it('lets a listed origin read the answer of the real request', async () => {
-    const response = await postPlant(t.app, { id: 1, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
+    const response = await postPlant(testApp.app, { id: 1, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
     expect(response.statusCode).toBe(200);
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
   });
@@ -36,7 +36,7 @@ describe('CORS', () => {
   it('gives an unlisted origin no CORS headers', async () => {
     const response = await preflight('https://evil.example');
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
-    const post = await postPlant(t.app, { id: 2, name: 'x' }, { ...authHeaders(), origin: 'https://evil.example' });
+    const post = await postPlant(testApp.app, { id: 2, name: 'x' }, { ...authHeaders(), origin: 'https://evil.example' });
     expect(post.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

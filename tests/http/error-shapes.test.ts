@@ -16,64 +16,64 @@ function expectErrorBody(response: LightMyRequestResponse, status: number, messa
   expect(response.body).not.toMatch(/\bat .+:\d+:\d+|stack/i);
 }
 
-let t: TestApp;
+let testApp: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { BODY_LIMIT_BYTES: '1024' } });
+  testApp = await startTestApp({ env: { BODY_LIMIT_BYTES: '1024' } });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 describe('errors raised by Fastify answer the Error shape', () => {
   it('400 for malformed JSON', async () => {
-    expectErrorBody(await postPlant(t.app, '{"id": 1, "name": '), 400, 'the request body is not valid JSON: Unexpected end of JSON input');
-    expectErrorBody(await postPlant(t.app, "{'id': 1}"), 400, /^the request body is not valid JSON: .*position 1/);
+    expectErrorBody(await postPlant(testApp.app, '{"id": 1, "name": '), 400, 'the request body is not valid JSON: Unexpected end of JSON input');
+    expectErrorBody(await postPlant(testApp.app, "{'id': 1}"), 400, /^the request body is not valid JSON: .*position 1/);
   });
 
   it('400 for an empty body', async () => {
-    expectErrorBody(await postPlant(t.app, ''), 400, 'the request body is empty: send a JSON object');
-    expectErrorBody(await postPlant(t.app, ' \n\t '), 400, 'the request body is empty: send a JSON object');
+    expectErrorBody(await postPlant(testApp.app, ''), 400, 'the request body is empty: send a JSON object');
+    expectErrorBody(await postPlant(testApp.app, ' \n\t '), 400, 'the request body is empty: send a JSON object');
   });
 
   it('400 for JSON that is not an object', async () => {
     for (const body of ['[1, 2]', '"plant"', '42', 'null']) {
-      expectErrorBody(await postPlant(t.app, body), 400, 'the request body must be a JSON object');
+      expectErrorBody(await postPlant(testApp.app, body), 400, 'the request body must be a JSON object');
     }
   });
 
   it('400 for prototype-poisoning keys', async () => {
     const message = 'the request body uses a forbidden key: __proto__ or constructor.prototype';
-    expectErrorBody(await postPlant(t.app, '{"id": 1, "name": "x", "__proto__": {"admin": true}}'), 400, message);
-    expectErrorBody(await postPlant(t.app, '{"id": 1, "name": "x", "constructor": {"prototype": {"admin": true}}}'), 400, message);
+    expectErrorBody(await postPlant(testApp.app, '{"id": 1, "name": "x", "__proto__": {"admin": true}}'), 400, message);
+    expectErrorBody(await postPlant(testApp.app, '{"id": 1, "name": "x", "constructor": {"prototype": {"admin": true}}}'), 400, message);
   });
 
   it('413 for a body over the documented limit, saying the limit', async () => {
-    const response = await postPlant(t.app, { id: 1, name: 'x'.repeat(2000) });
+    const response = await postPlant(testApp.app, { id: 1, name: 'x'.repeat(2000) });
     expectErrorBody(response, 413, 'the request body is larger than the limit of 1024 bytes');
   });
 
   it('415 for a body that is not JSON', async () => {
     const message = 'the body must be JSON: send it with Content-Type: application/json';
     for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
-      const response = await postPlant(t.app, 'id=1&name=x', { ...authHeaders(), 'content-type': type });
+      const response = await postPlant(testApp.app, 'id=1&name=x', { ...authHeaders(), 'content-type': type });
       expectErrorBody(response, 415, message);
     }
-    const untyped = await t.app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TEST_TOKEN}` }, payload: '{"id": 1}' });
+    const untyped = await testApp.app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TEST_TOKEN}` }, payload: '{"id": 1}' });
     expectErrorBody(untyped, 415, message);
   });
 
   it('400 for a POST with no body at all', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    const response = await testApp.app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     expectErrorBody(response, 400, 'the request body must be a JSON object');
   });
 
   it('404 for unknown routes and methods', async () => {
-    expectErrorBody(await t.app.inject({ method: 'GET', url: '/nope' }), 404, 'no route for GET /nope');
-    expectErrorBody(await t.app.inject({ method: 'GET', url: '/plants' }), 404, 'no route for GET /plants');
-    const nested = await t.app.inject({ method: 'POST', url: '/plants/1', headers: authHeaders(), payload: '{}' });
+    expectErrorBody(await testApp.app.inject({ method: 'GET', url: '/nope' }), 404, 'no route for GET /nope');
+    expectErrorBody(await testApp.app.inject({ method: 'GET', url: '/plants' }), 404, 'no route for GET /plants');
+    const nested = await testApp.app.inject({ method: 'POST', url: '/plants/1', headers: authHeaders(), payload: '{}' });
     expectErrorBody(nested, 404, 'no route for POST /plants/1');
     for (const url of ['/nope', '/docs']) {
-      const bodiless = await t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+      const bodiless = await testApp.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
       expectErrorBody(bodiless, 404, `no route for POST ${url}`);
     }
   });

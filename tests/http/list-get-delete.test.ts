@@ -3,7 +3,7 @@
 import { Long } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { int64Json } from '../../schemas/int64-json.js';
-import { authHeaders, postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 
 let testApp: TestApp;
 beforeAll(async () => {

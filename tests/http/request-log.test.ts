@@ -4,17 +4,17 @@ import { captureLogs } from '../helpers/log-capture.js';
 
 const logs = captureLogs();
 
-let t: TestApp;
+let testApp: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { LOG_LEVEL: 'info' }, overrides: { logStream: logs.stream } });
+  testApp = await startTestApp({ env: { LOG_LEVEL: 'info' }, overrides: { logStream: logs.stream } });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 it('logs one line per request with its id, method, path, status and time', async () => {
-  const created = await postPlant(t.app, { id: 1, name: 'Logged' });
-  const refused = await postPlant(t.app, { id: 'x', name: 'Logged' });
+  const created = await postPlant(testApp.app, { id: 1, name: 'Logged' });
+  const refused = await postPlant(testApp.app, { id: 'x', name: 'Logged' });
   const requestLines = logs.lines().filter((line) => line.msg === 'request completed');
   expect(requestLines).toHaveLength(2);
   expect(requestLines[0]).toMatchObject({ reqId: created.headers['x-request-id'], method: 'POST', path: '/plants', status: 200 });

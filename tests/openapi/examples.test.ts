@@ -30,15 +30,15 @@ function documentedExample(operation: Operation, status: string) {
 
 const failingStore = scriptedStore({ create: () => Promise.reject(new Error('simulated failure inside the store')) });
 
-let t: TestApp;
+let testApp: TestApp;
 let operation: Operation;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  operation = operationOf(await fetchDocument(t.app), '/plants', 'post');
+  testApp = await startTestApp();
+  operation = operationOf(await fetchDocument(testApp.app), '/plants', 'post');
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 describe('the examples in the OpenAPI document', () => {
@@ -60,21 +60,21 @@ describe('the examples in the OpenAPI document', () => {
 
 describe('each example request answers its documented body exactly', () => {
   it.each([200, 400, 401, 413, 415] as const)('%s', async (status) => {
-    const response = await send(t.app, CREATE_PLANT_EXAMPLES[status].request);
+    const response = await send(testApp.app, CREATE_PLANT_EXAMPLES[status].request);
     expect(response.statusCode).toBe(status);
     expect(response.json()).toEqual(documentedExample(operation, String(status)));
   });
 
   it('409, once the 200 example has stored its plant', async () => {
-    expect((await send(t.app, CREATE_PLANT_EXAMPLES[200].request)).statusCode).toBe(200);
-    const response = await send(t.app, CREATE_PLANT_EXAMPLES[409].request);
+    expect((await send(testApp.app, CREATE_PLANT_EXAMPLES[200].request)).statusCode).toBe(200);
+    const response = await send(testApp.app, CREATE_PLANT_EXAMPLES[409].request);
     expect(response.statusCode).toBe(409);
     expect(response.json()).toEqual(documentedExample(operation, '409'));
   });
 
   it.each(Object.entries(MORE_CREATE_PLANT_REQUESTS))('%s, a further request offered to try out, as documented', async (name, example) => {
     expect(operation.requestBody?.content['application/json']?.examples?.[name]?.value).toEqual(example.body);
-    const response = await send(t.app, { token: 'valid', contentType: 'application/json', body: example.body });
+    const response = await send(testApp.app, { token: 'valid', contentType: 'application/json', body: example.body });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(example.response);
   });

@@ -34,48 +34,48 @@ describe('AuthFailureCounter', () => {
 });
 
 describe('with AUTH_FAILURE_LIMIT=3 per AUTH_FAILURE_WINDOW_MS=400', () => {
-  let t: TestApp;
+  let testApp: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ env: { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_MS: '400' } });
+    testApp = await startTestApp({ env: { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_MS: '400' } });
   });
   afterAll(async () => {
-    await t.close();
+    await testApp.close();
   });
 
   it('answers 429 with the Error body and Retry-After to the address after 3 failures, even with a good token', async () => {
-    for (let attempt = 0; attempt < 3; attempt += 1) expect((await post(t.app, '10.0.0.1', 'wrong')).statusCode).toBe(401);
+    for (let attempt = 0; attempt < 3; attempt += 1) expect((await post(testApp.app, '10.0.0.1', 'wrong')).statusCode).toBe(401);
     for (const token of ['wrong', TEST_TOKEN]) {
-      const refused = await post(t.app, '10.0.0.1', token);
+      const refused = await post(testApp.app, '10.0.0.1', token);
       expect(refused.statusCode).toBe(429);
       expect(refused.headers['retry-after']).toBe('1');
       expect(refused.json()).toStrictEqual({ error: 429, message: 'too many failed authentications from this address: try again in 1 s' });
     }
-    const trpc = await t.app.inject({ method: 'POST', url: '/trpc/createPlant', remoteAddress: '10.0.0.1', headers: authHeaders(), payload: { id: 1, name: 'Fern' } });
+    const trpc = await testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', remoteAddress: '10.0.0.1', headers: authHeaders(), payload: { id: 1, name: 'Fern' } });
     expect(trpc.statusCode).toBe(429);
     expect(trpc.json()).toMatchObject({ error: { message: expect.stringContaining('too many failed authentications') as unknown, data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429 } } });
-    expect(await t.plants.countDocuments()).toBe(0);
+    expect(await testApp.plants.countDocuments()).toBe(0);
   });
 
   it('serves other addresses meanwhile', async () => {
-    expect((await post(t.app, '10.0.0.2', TEST_TOKEN, 2)).statusCode).toBe(200);
+    expect((await post(testApp.app, '10.0.0.2', TEST_TOKEN, 2)).statusCode).toBe(200);
   });
 
   it('serves the address again once the window has passed', async () => {
-    for (let attempt = 0; attempt < 3; attempt += 1) await post(t.app, '10.0.0.3', 'wrong');
-    expect((await post(t.app, '10.0.0.3', TEST_TOKEN, 3)).statusCode).toBe(429);
+    for (let attempt = 0; attempt < 3; attempt += 1) await post(testApp.app, '10.0.0.3', 'wrong');
+    expect((await post(testApp.app, '10.0.0.3', TEST_TOKEN, 3)).statusCode).toBe(429);
     await new Promise((resolve) => setTimeout(resolve, 450));
-    expect((await post(t.app, '10.0.0.3', TEST_TOKEN, 3)).statusCode).toBe(200);
+    expect((await post(testApp.app, '10.0.0.3', TEST_TOKEN, 3)).statusCode).toBe(200);
   });
 });
 
 describe('by default', () => {
   it('is off: failures never turn into 429', async () => {
-    const t = await startTestApp();
+    const testApp = await startTestApp();
     try {
-      for (let attempt = 0; attempt < 30; attempt += 1) expect((await post(t.app, '10.0.0.9', 'wrong')).statusCode).toBe(401);
-      expect((await post(t.app, '10.0.0.9', TEST_TOKEN)).statusCode).toBe(200);
+      for (let attempt = 0; attempt < 30; attempt += 1) expect((await post(testApp.app, '10.0.0.9', 'wrong')).statusCode).toBe(401);
+      expect((await post(testApp.app, '10.0.0.9', TEST_TOKEN)).statusCode).toBe(200);
     } finally {
-      await t.close();
+      await testApp.close();
     }
   });
 
@@ -91,15 +91,15 @@ describe('by default', () => {
 
 describe('behind a proxy, with TRUST_PROXY naming it', () => {
   const PROXY = '10.0.0.100';
-  let t: TestApp;
+  let testApp: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ env: { AUTH_FAILURE_LIMIT: '2', TRUST_PROXY: PROXY } });
+    testApp = await startTestApp({ env: { AUTH_FAILURE_LIMIT: '2', TRUST_PROXY: PROXY } });
   });
   afterAll(async () => {
-    await t.close();
+    await testApp.close();
   });
   const postVia = (remoteAddress: string, client: string, token: string, id = 1) =>
-    t.app.inject({ method: 'POST', url: '/plants', remoteAddress, headers: { ...authHeaders(token), 'x-forwarded-for': client }, payload: { id, name: 'Fern' } });
+    testApp.app.inject({ method: 'POST', url: '/plants', remoteAddress, headers: { ...authHeaders(token), 'x-forwarded-for': client }, payload: { id, name: 'Fern' } });
 
   it('counts failures per client address the proxy forwards, not per proxy', async () => {
     for (let attempt = 0; attempt < 2; attempt += 1) expect((await postVia(PROXY, '203.0.113.1', 'wrong')).statusCode).toBe(401);

@@ -24,26 +24,26 @@ const insertsOf = (id: number) => proxy.commands.filter((command) => 'insert' in
 
 describe('the write concern on the wire', () => {
   it('is { w: "majority", j: true } on every insert by default', async () => {
-    const t = await appThroughProxy();
+    const testApp = await appThroughProxy();
     try {
-      expect((await postPlant(t.app, { id: 101, name: 'Fern' })).statusCode).toBe(200);
+      expect((await postPlant(testApp.app, { id: 101, name: 'Fern' })).statusCode).toBe(200);
       const inserts = insertsOf(101);
       expect(inserts).toHaveLength(1);
       expect(inserts[0]?.writeConcern).toStrictEqual({ w: 'majority', j: true });
     } finally {
-      await t.close();
+      await testApp.close();
     }
   });
 
   it('follows MONGODB_WRITE_CONCERN and MONGODB_JOURNAL', async () => {
-    const t = await appThroughProxy({ MONGODB_WRITE_CONCERN: '1', MONGODB_JOURNAL: 'false' });
+    const testApp = await appThroughProxy({ MONGODB_WRITE_CONCERN: '1', MONGODB_JOURNAL: 'false' });
     try {
-      expect((await postPlant(t.app, { id: 102, name: 'Fern' })).statusCode).toBe(200);
+      expect((await postPlant(testApp.app, { id: 102, name: 'Fern' })).statusCode).toBe(200);
       // Read with BSON types kept: w arrives as an Int32.
       const concern = insertsOf(102)[0]?.writeConcern as { w: unknown; j: unknown } | undefined;
       expect({ w: Number(concern?.w), j: concern?.j }).toStrictEqual({ w: 1, j: false });
     } finally {
-      await t.close();
+      await testApp.close();
     }
   });
 
@@ -53,13 +53,13 @@ describe('the write concern on the wire', () => {
 });
 
 describe('an insert MongoDB did not acknowledge as asked', () => {
-  let t: TestApp;
+  let testApp: TestApp;
   beforeAll(async () => {
-    t = await appThroughProxy({ MONGODB_TIMEOUT_MS: '1000' });
+    testApp = await appThroughProxy({ MONGODB_TIMEOUT_MS: '1000' });
   });
   afterAll(async () => {
     proxy.fault = 'none';
-    await t.close();
+    await testApp.close();
   });
 
   it.each([
@@ -69,7 +69,7 @@ describe('an insert MongoDB did not acknowledge as asked', () => {
   ] as const)('with %s: 503, never 200; a retry once MongoDB is healthy answers 200 and one document is stored', async (_case, fault, id) => {
     proxy.fault = fault;
     const started = Date.now();
-    const failed = await postPlant(t.app, { id, name: 'Ivy' });
+    const failed = await postPlant(testApp.app, { id, name: 'Ivy' });
     expect(failed.statusCode).toBe(503);
     // MONGODB_TIMEOUT_MS bounds each attempt; the driver retries a failed write once.
     expect(Date.now() - started).toBeLessThan(3 * 1000);
@@ -77,8 +77,8 @@ describe('an insert MongoDB did not acknowledge as asked', () => {
     expect(insertsOf(id).length).toBeGreaterThan(0);
 
     proxy.fault = 'none';
-    const retried = await postPlant(t.app, { id, name: 'Ivy' });
+    const retried = await postPlant(testApp.app, { id, name: 'Ivy' });
     expect(retried.statusCode).toBe(200);
-    expect(await t.plants.countDocuments({ _id: Long.fromNumber(id) })).toBe(1);
+    expect(await testApp.plants.countDocuments({ _id: Long.fromNumber(id) })).toBe(1);
   });
 });

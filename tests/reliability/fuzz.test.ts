@@ -1,7 +1,7 @@
 // Property-based fuzzing of POST /plants and /trpc/createPlant with hostile bodies, headers and content types.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { postRaw } from '../../bench/load/http-post.js';
+import { postRaw } from '../helpers/http-post.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { checkAnswer } from './fuzz/check-answer.js';
 import { fuzzRequest, TOKEN, type FuzzRequest } from './fuzz/hostile-bodies.js';
@@ -19,16 +19,16 @@ const count = (request: FuzzRequest, status: number) => {
   tally.set(key, (tally.get(key) ?? 0) + 1);
 };
 
-let t: TestApp;
+let testApp: TestApp;
 let url: string;
 beforeAll(async () => {
   console.log(`fuzz seed ${SEED} (set FUZZ_SEED to change it)`);
-  t = await startTestApp({ env: { API_TOKENS: TOKEN } });
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  testApp = await startTestApp({ env: { API_TOKENS: TOKEN } });
+  url = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
   console.log(`fuzz answers: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`);
-  await t.close();
+  await testApp.close();
 });
 
 describe('hostile input', () => {
@@ -38,9 +38,9 @@ describe('hostile input', () => {
   ] as const)('%s in process: never 5xx, refusals in the error shape, every 200 stored as sent (%i requests)', async (path, numRuns) => {
     await fc.assert(
       fc.asyncProperty(fuzzRequest([path]), async (request) => {
-        const response = await t.app.inject({ method: 'POST', url: request.path, headers: headersOf(request), payload: request.body });
+        const response = await testApp.app.inject({ method: 'POST', url: request.path, headers: headersOf(request), payload: request.body });
         count(request, response.statusCode);
-        await checkAnswer(request, response.statusCode, response.body, t.plants);
+        await checkAnswer(request, response.statusCode, response.body, testApp.plants);
       }),
       { seed: SEED, numRuns },
     );
@@ -52,7 +52,7 @@ describe('hostile input', () => {
         const outcome = await postRaw(`${url}${request.path}`, request.body, { headers: headersOf(request) });
         if (outcome.status === undefined) throw new Error(`no answer: ${outcome.error}`);
         count(request, outcome.status);
-        await checkAnswer(request, outcome.status, outcome.body, t.plants);
+        await checkAnswer(request, outcome.status, outcome.body, testApp.plants);
       }),
       { seed: SEED + 1, numRuns: 300 },
     );

@@ -1,7 +1,7 @@
 // The load check of `npm run load`, shorter: the built service under 64 concurrent clients.
 import { describe, expect, it, inject } from 'vitest';
-import { formatLoadReport, loadFailures } from '../../bench/load/load-report.js';
-import { runLoad } from '../../bench/load/run-load.js';
+import { formatLoadReport, loadFailures } from './load/load-report.js';
+import { runLoad } from './load/run-load.js';
 
 describe('load', () => {
   it('2,000 plants from 64 concurrent clients: all 200, all stored once, no 5xx', async () => {

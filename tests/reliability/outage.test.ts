@@ -1,7 +1,7 @@
 // The database goes away under the running service and comes back on the same address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson } from '../../bench/load/http-post.js';
-import { freePort, startService, type ServiceProcess } from '../../bench/load/service-process.js';
+import { postJson } from '../helpers/http-post.js';
+import { freePort, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { resolveMongo, type MongoSource } from '../../server/db/mongo-source.js';
 
 const TOKEN = 'outage-test-token';

@@ -2,22 +2,22 @@
 import { Agent } from 'node:http';
 import { Long } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, type PostOutcome } from '../../bench/load/http-post.js';
+import { postJson, type PostOutcome } from '../helpers/http-post.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 
 const CONCURRENT = 50;
 
-let t: TestApp;
+let testApp: TestApp;
 let url: string;
 // One socket per request, so all 50 really reach the server together.
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENT });
 beforeAll(async () => {
-  t = await startTestApp();
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  testApp = await startTestApp();
+  url = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
   agent.destroy();
-  await t.close();
+  await testApp.close();
 });
 
 const createAll = (bodies: readonly object[]): Promise<PostOutcome[]> =>
@@ -28,7 +28,7 @@ describe(`${CONCURRENT} concurrent creates of one id`, () => {
     const plant = { id: 7001, name: 'Monstera', tag: 'tropical' };
     const outcomes = await createAll(Array.from({ length: CONCURRENT }, () => plant));
     for (const outcome of outcomes) expect(outcome).toStrictEqual({ status: 200, body: JSON.stringify({ name: 'Monstera', tag: 'tropical' }) });
-    expect(await t.plants.find({ _id: Long.fromNumber(7001) }).toArray()).toMatchObject([{ name: 'Monstera', tag: 'tropical' }]);
+    expect(await testApp.plants.find({ _id: Long.fromNumber(7001) }).toArray()).toMatchObject([{ name: 'Monstera', tag: 'tropical' }]);
   });
 
   it('with different names: one document; 200 exactly for the bodies equal to it, 409 for the rest', async () => {
@@ -36,7 +36,7 @@ describe(`${CONCURRENT} concurrent creates of one id`, () => {
     // Some names repeat, so more than one request can legitimately win the 200.
     const bodies = Array.from({ length: CONCURRENT }, (_, index) => ({ id, name: `name ${index % 10}` }));
     const outcomes = await createAll(bodies);
-    const documents = await t.plants.find({ _id: Long.fromNumber(id) }).toArray();
+    const documents = await testApp.plants.find({ _id: Long.fromNumber(id) }).toArray();
     expect(documents).toHaveLength(1);
     const storedName = documents[0]?.name;
     outcomes.forEach((outcome, index) => {
@@ -54,7 +54,7 @@ describe(`${CONCURRENT} concurrent creates of one id`, () => {
     const id = 7003;
     const bodies = Array.from({ length: CONCURRENT }, (_, index) => (index % 2 === 0 ? { id, name: 'Fern' } : { id, name: 'Fern', tag: 'shade' }));
     const outcomes = await createAll(bodies);
-    const documents = await t.plants.find({ _id: Long.fromNumber(id) }).toArray();
+    const documents = await testApp.plants.find({ _id: Long.fromNumber(id) }).toArray();
     expect(documents).toHaveLength(1);
     const storedHasTag = documents[0]?.tag !== undefined;
     outcomes.forEach((outcome, index) => {

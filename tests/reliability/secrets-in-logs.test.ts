@@ -1,8 +1,8 @@
 // The whole service process at LOG_LEVEL=trace, fed good and bad tokens every way in: no token in its output.
 import { afterAll, describe, expect, it } from 'vitest';
 import { MongoClient } from 'mongodb';
-import { postRaw } from '../../bench/load/http-post.js';
-import { startService } from '../../bench/load/service-process.js';
+import { postRaw } from '../helpers/http-post.js';
+import { startService } from '../helpers/service-process.js';
 import { testMongoUri } from '../helpers/app.js';
 
 const GOOD = ['Sx9-good-token-A1b2C3d4', 'Sx9-other-good-token-Z9'];

@@ -3,8 +3,8 @@ import { Agent } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { postJson, type PostOutcome } from '../../bench/load/http-post.js';
-import { startService } from '../../bench/load/service-process.js';
+import { postJson, type PostOutcome } from '../helpers/http-post.js';
+import { startService } from '../helpers/service-process.js';
 import { testMongoUri } from '../helpers/app.js';
 import { openRawSocket, parseResponse, postHead } from './helpers/raw-socket.js';
 

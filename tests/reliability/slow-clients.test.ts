@@ -7,20 +7,17 @@ const REQUEST_TIMEOUT_MS = 600;
 const KEEP_ALIVE_TIMEOUT_MS = 400;
 /** Node checks for expired requests periodically; the service asks for a check often enough for this. */
 const SLACK_MS = 1000;
-/**
- * Node keeps an idle keep-alive socket open for keepAliveTimeout plus a fixed 1 s buffer (so the
- * server never closes one a client is just reusing); measured here at 1,400–1,440 ms for 400 ms.
- */
+/** Node keeps an idle keep-alive socket open a fixed 1 s past keepAliveTimeout, so it never closes one a client is just reusing. */
 const NODE_KEEP_ALIVE_BUFFER_MS = 1000;
 
-let t: TestApp;
+let testApp: TestApp;
 let url: string;
 beforeAll(async () => {
-  t = await startTestApp({ env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS) } });
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  testApp = await startTestApp({ env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS) } });
+  url = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 describe('slow clients', () => {

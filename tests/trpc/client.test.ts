@@ -5,14 +5,14 @@ import { createPlantStoreClient } from '../../client/create-client.js';
 import type { AppRouter } from '../../routers/app.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 
-let t: TestApp;
+let testApp: TestApp;
 let url: string;
 beforeAll(async () => {
-  t = await startTestApp();
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  testApp = await startTestApp();
+  url = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 /** The rejection of a tRPC call, typed, so its code and status can be checked. */
@@ -32,7 +32,7 @@ describe('createPlant through @trpc/client against a listening server', () => {
       name: 'Monstera',
       tag: 'tropical',
     });
-    expect(await t.plants.findOne({ _id: Long.fromNumber(1) })).toMatchObject({ name: 'Monstera', tag: 'tropical' });
+    expect(await testApp.plants.findOne({ _id: Long.fromNumber(1) })).toMatchObject({ name: 'Monstera', tag: 'tropical' });
   });
 
   it('is safe to retry and answers the stored plant', async () => {

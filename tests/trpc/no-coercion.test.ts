@@ -9,15 +9,15 @@ import { authHeaders, postPlant, startTestApp, TEST_TOKEN, type TestApp } from '
  * trpc-to-openapi switches zod coercion on in place, on the shared schemas, for every REST
  * request. These tests make REST calls first and then check that no path coerces.
  */
-let t: TestApp;
+let testApp: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  testApp = await startTestApp();
   // Valid and invalid REST calls: each one runs trpc-to-openapi's coercion step.
-  await postPlant(t.app, { id: 1, name: 'first' });
-  await postPlant(t.app, { id: '2', name: 'second' });
+  await postPlant(testApp.app, { id: 1, name: 'first' });
+  await postPlant(testApp.app, { id: '2', name: 'second' });
 });
 afterAll(async () => {
-  await t.close();
+  await testApp.close();
 });
 
 const coercible: [string, Record<string, unknown>][] = [
@@ -29,17 +29,17 @@ const coercible: [string, Record<string, unknown>][] = [
 
 describe('nothing is coerced, on any path, after REST calls', () => {
   it.each(coercible)('REST refuses %s', async (_case, body) => {
-    expect((await postPlant(t.app, body)).statusCode).toBe(400);
+    expect((await postPlant(testApp.app, body)).statusCode).toBe(400);
   });
 
   it.each(coercible)('tRPC over HTTP refuses %s', async (_case, body) => {
-    const response = await t.app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload: body });
+    const response = await testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload: body });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { data: { code: 'BAD_REQUEST' } } });
   });
 
   it.each(coercible)('an in-process caller refuses %s', async (_case, body) => {
-    const store = new MongoPlantStore(t.db, { w: 1 });
+    const store = new MongoPlantStore(testApp.db, { w: 1 });
     const context = createContextFactory({ store, verifyToken: createTokenVerifier([TEST_TOKEN]) });
     const caller = createCaller(context(`Bearer ${TEST_TOKEN}`));
     // @ts-expect-error: the point is to send what the types forbid
@@ -47,6 +47,6 @@ describe('nothing is coerced, on any path, after REST calls', () => {
   });
 
   it('stored nothing for the coercible bodies', async () => {
-    expect(await t.plants.countDocuments()).toBe(1);
+    expect(await testApp.plants.countDocuments()).toBe(1);
   });
 });

@@ -3,7 +3,7 @@ import { MongoClient } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { driveLoad, makePlants, type DriveResult } from './drive-load.js';
 import type { LoadReport } from './load-report.js';
-import { startService } from './service-process.js';
+import { startService } from '../../helpers/service-process.js';
 import { verifyStore } from './verify-store.js';
 
 export interface LoadOptions {
