@@ -27,12 +27,14 @@ export function toInt64(value: unknown): Int64 | undefined {
   return Number.isSafeInteger(Number(exact)) ? Number(exact) : exact;
 }
 
+const outOfRange = (name: string) => `${name} must be ${INT64_RANGE}`;
+
 /** Why `value` is not an int64, said of the field `name`. */
 export function int64Problem(name: string, value: unknown): string {
   if (value === undefined) return `${name} is required`;
-  if (typeof value === 'bigint' || typeof value === 'string') return `${name} must be ${INT64_RANGE}`;
+  if (typeof value === 'bigint') return outOfRange(name);
   if (typeof value !== 'number' || !Number.isInteger(value)) return `${name} must be an integer`;
-  if (Math.abs(value) >= 2 ** 63) return `${name} must be ${INT64_RANGE}`;
+  if (Math.abs(value) >= 2 ** 63) return outOfRange(name);
   return (
     `${name} must be ${INT64_RANGE}, exactly: ${value} is a JavaScript number beyond ±(2^53−1), which is rounded; ` +
     'pass it as a bigint (or, over HTTP, as the exact digits of a JSON number)'
@@ -57,7 +59,10 @@ export function int64Field(name: string, meta: { description: string; examples: 
  */
 export function int64Parameter(name: string, description: string) {
   return z
-    .custom<Int64 | string>((value) => toInt64(value) !== undefined, { error: (issue) => int64Problem(name, issue.input) })
+    .custom<Int64 | string>((value) => toInt64(value) !== undefined, {
+      // Text that is not an int64's digits: the range says what would be.
+      error: (issue) => (typeof issue.input === 'string' ? outOfRange(name) : int64Problem(name, issue.input)),
+    })
     .meta({ description, override: { type: 'integer', format: 'int64' } })
     .transform((value) => toInt64(value) as Int64);
 }

@@ -69,7 +69,7 @@ describe('errors raised by Fastify answer the Error shape', () => {
 
   it('404 for unknown routes and methods', async () => {
     expectErrorBody(await testApp.app.inject({ method: 'GET', url: '/nope' }), 404, 'no route for GET /nope');
-    expectErrorBody(await testApp.app.inject({ method: 'GET', url: '/plants' }), 404, 'no route for GET /plants');
+    expectErrorBody(await testApp.app.inject({ method: 'GET', url: '/plants/1/leaves' }), 404, 'no route for GET /plants/1/leaves');
     const nested = await testApp.app.inject({ method: 'POST', url: '/plants/1', headers: authHeaders(), payload: '{}' });
     expectErrorBody(nested, 404, 'no route for POST /plants/1');
     for (const url of ['/nope', '/docs']) {
