@@ -2,19 +2,35 @@ import { isDeepStrictEqual } from 'node:util';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { ErrorSchema } from '../../schemas/error.js';
-import { NewPlantSchema } from '../../schemas/plant.js';
-import { CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS } from '../../schemas/examples.js';
+import { HTTP_LAYER_EXAMPLES, MORE_CREATE_PLANT_REQUESTS, OPERATION_EXAMPLES } from '../../schemas/examples.js';
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
 import { int64Json } from '../../schemas/int64-json.js';
-import { addExamples, type ExampleTarget } from './examples.js';
+import { NewPlantSchema } from '../../schemas/plant.js';
+import { addExamples, addHttpLayerExamples } from './examples.js';
+import { addResponseHeaders, RESPONSE_HEADERS } from './response-headers.js';
+import { operationsOf, type OpenApiOperation } from './operations.js';
 
-const ERROR_REF = { $ref: '#/components/schemas/Error' };
+/** A fresh object per response: each gets examples of its own. */
+const errorContent = () => ({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
+
+/** Answers the HTTP layer gives before any operation runs; every operation can get them. */
+const HTTP_LAYER_RESPONSES: Record<keyof typeof HTTP_LAYER_EXAMPLES, string> = {
+  408: 'The request did not arrive within REQUEST_TIMEOUT_MS',
+  429: 'Too many failed authentications from this address (only when AUTH_FAILURE_LIMIT is set)',
+  431: 'The request headers are too large',
+};
 
 /**
- * The OpenAPI document, generated from the router by trpc-to-openapi. Its error responses are
- * rewritten to the interface's one `Error` schema, which is what the REST API really answers
- * (trpc-to-openapi documents its own error envelope, which this service does not send).
- * `POST /plants` gets an example for every status, from schemas/examples.ts.
+ * The OpenAPI document, generated from the router by trpc-to-openapi, then completed with what
+ * the service really answers:
+ * - every failure with the interface's one `Error` schema (trpc-to-openapi documents an error
+ *   envelope of its own, which this service does not send), including the HTTP layer's 408,
+ *   429 and 431;
+ * - 204 with no body for an operation that answers nothing;
+ * - the headers: `X-Request-Id` on every answer, `WWW-Authenticate` on 401, `Retry-After` on
+ *   429 and 503, `Link` on a page;
+ * - an example for every status of every operation, from schemas/examples.ts;
+ * - the exact bounds of int64 fields.
  *
  * The server URL is relative (`/`): the configured host and port are often not where a client
  * reaches the service (0.0.0.0, port 0, a proxy in front), and a relative URL resolves against
@@ -29,51 +45,56 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
     defs: { Error: ErrorSchema, NewPlant: NewPlantSchema },
   });
+  const schemas = document.components?.schemas ?? {};
   for (const operation of operationsOf(document)) {
-    referToNamedRequestSchema(operation, document.components?.schemas ?? {});
+    referToNamedRequestSchema(operation, schemas);
+    describeParametersThemselves(operation);
+    answerNothingWith204(operation);
     for (const [status, response] of Object.entries(operation.responses)) {
-      if (!status.startsWith('2')) {
-        operation.responses[status] = { description: (response as { description: string }).description, content: { 'application/json': { schema: ERROR_REF } } };
-      }
+      if (response && !status.startsWith('2')) operation.responses[status] = { description: response.description, content: errorContent() };
     }
+    for (const [status, description] of Object.entries(HTTP_LAYER_RESPONSES)) operation.responses[status] = { description, content: errorContent() };
+    addResponseHeaders(operation);
+    const operationId = operation.operationId as keyof typeof OPERATION_EXAMPLES;
+    addExamples(operation, OPERATION_EXAMPLES[operationId], operationId === 'createPlant' ? MORE_CREATE_PLANT_REQUESTS : {});
+    addHttpLayerExamples(operation, HTTP_LAYER_EXAMPLES);
   }
-  const schemas = document.components?.schemas;
-  if (schemas) {
+  document.components = {
+    ...document.components,
     // trpc-to-openapi's own error envelopes, no longer referenced.
-    document.components = { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => !name.startsWith('error.'))) };
-  }
+    schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => !name.startsWith('error.'))),
+    headers: RESPONSE_HEADERS,
+  };
   document.security = [{ bearerAuth: [] }];
-  const createPlant = document.paths?.['/plants']?.post;
-  if (!createPlant) throw new Error('the router has no POST /plants to document');
-  addExamples(createPlant as ExampleTarget, CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS);
   addInt64Bounds(document);
-  // The bounds are bigints: as markers, they are written out as exact JSON numbers.
+  // The bounds and example ids are bigints: as markers, they are written out as exact JSON numbers.
   return int64Json.mark(document) as OpenAPIObject;
 }
-
-type Operation = {
-  responses: Record<string, unknown>;
-  requestBody?: { content?: Record<string, { schema?: unknown } | undefined> };
-};
 
 /**
  * trpc-to-openapi writes each request body schema inline. Where it is exactly a named component
  * (`NewPlant`), point to that instead, so the document names its shapes as the interface does.
  */
-function referToNamedRequestSchema(operation: Operation, components: Record<string, unknown>): void {
+function referToNamedRequestSchema(operation: OpenApiOperation, components: Record<string, unknown>): void {
   for (const media of Object.values(operation.requestBody?.content ?? {})) {
     const name = Object.keys(components).find((key) => isDeepStrictEqual(components[key], media?.schema));
     if (media && name !== undefined) media.schema = { $ref: `#/components/schemas/${name}` };
   }
 }
 
-function operationsOf(document: OpenAPIObject): Operation[] {
-  return Object.values(document.paths ?? {}).flatMap((pathItem) =>
-    ['get', 'put', 'post', 'patch', 'delete'].flatMap((method) => {
-      const operation = (pathItem as Record<string, Operation | undefined>)[method];
-      return operation ? [operation] : [];
-    }),
-  );
+/** A parameter's description belongs to the parameter (as the interface writes it), not only to its schema. */
+function describeParametersThemselves(operation: OpenApiOperation): void {
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.description === undefined && parameter.schema?.description !== undefined) parameter.description = parameter.schema.description;
+  }
+}
+
+/** trpc-to-openapi documents every success as 200; a procedure that answers nothing answers 204 with no body. */
+function answerNothingWith204(operation: OpenApiOperation): void {
+  const success = operation.responses['200'];
+  if (!success || !isDeepStrictEqual(success.content?.['application/json']?.schema, {})) return;
+  delete operation.responses['200'];
+  operation.responses['204'] = { description: success.description };
 }
 
 /**

@@ -1,21 +1,9 @@
-import type { CreatePlantExample } from '../../schemas/examples.js';
+import type { ExampleRequest, HttpLayerExample, OperationExample } from '../../schemas/examples.js';
+import { int64Json } from '../../schemas/int64-json.js';
+import type { OpenApiOperation, OpenApiResponse } from './operations.js';
 
-/** A further request to try out (see MORE_CREATE_PLANT_REQUESTS). */
-export interface RequestExample {
-  summary: string;
-  description: string;
-  body: unknown;
-}
-
-/** The parts of an OpenAPI operation that examples go into. */
-export interface ExampleTarget {
-  requestBody?: { content?: Record<string, MediaType> };
-  responses: Record<string, { content?: Record<string, MediaType> }>;
-}
-
-interface MediaType {
-  examples?: Record<string, ExampleObject>;
-}
+/** Bodies longer than this are described in words rather than shown (the 413 example). */
+const MAX_SHOWN_BODY_CHARS = 300;
 
 interface ExampleObject {
   summary: string;
@@ -23,42 +11,83 @@ interface ExampleObject {
   value: unknown;
 }
 
-/** Bodies longer than this are described in words rather than shown (the 413 example). */
-const MAX_SHOWN_BODY_CHARS = 300;
+/** A further request offered to try out (see MORE_CREATE_PLANT_REQUESTS). */
+export interface RequestExample {
+  summary: string;
+  description: string;
+  body: unknown;
+}
 
 /**
- * Puts each status's example on its response, with the request that produced it in words, and
- * each distinct, short JSON request body on the request body, where Swagger UI offers them in
- * a drop-down to try out. Requests that are not JSON or too large to read stay in the words.
+ * Puts each status's example on its response, with the request that produced it in words (a
+ * response with no body, 204, gets the words in its description), and the headers an example
+ * shows on the response's documented headers. Each distinct, short JSON request body goes on
+ * the request body too, where Swagger UI offers it in a drop-down to try out.
  */
-export function addExamples(operation: ExampleTarget, examples: Record<string, CreatePlantExample>, moreRequests: Record<string, RequestExample> = {}): void {
+export function addExamples(
+  operation: OpenApiOperation,
+  examples: Record<string, OperationExample>,
+  moreRequests: Record<string, RequestExample> = {},
+): void {
   const requestExamples: Record<string, ExampleObject> = {};
   const shownBodies = new Set<string>();
   for (const [status, example] of Object.entries(examples)) {
-    const responseMedia = operation.responses[status]?.content?.['application/json'];
-    if (!responseMedia) throw new Error(`POST /plants documents no JSON response ${status} for the example ${example.name}`);
-    responseMedia.examples = { [example.name]: { summary: example.summary, description: describeRequest(example), value: example.response } };
+    const response = responseOf(operation, status, example.name);
+    const words = describeRequest(example);
+    if (example.response === undefined) response.description = `${response.description}. ${words}`;
+    else setExample(response, example.name, { summary: example.summary, description: words, value: example.response });
+    for (const name of Object.keys(example.headers ?? {})) {
+      response.headers = { ...response.headers, [headerName(name)]: { $ref: `#/components/headers/${headerName(name)}` } };
+    }
 
-    const body = JSON.stringify(example.request.body);
-    if (example.request.contentType === 'application/json' && body.length <= MAX_SHOWN_BODY_CHARS && !shownBodies.has(body)) {
+    const body = example.request.body === undefined ? undefined : int64Json.stringify(example.request.body);
+    if (example.request.contentType === 'application/json' && body !== undefined && body.length <= MAX_SHOWN_BODY_CHARS && !shownBodies.has(body)) {
       shownBodies.add(body);
       requestExamples[example.name] = { summary: example.summary, value: example.request.body };
     }
   }
   for (const [name, { summary, description, body }] of Object.entries(moreRequests)) requestExamples[name] = { summary, description, value: body };
   const requestMedia = operation.requestBody?.content?.['application/json'];
-  if (!requestMedia) throw new Error('POST /plants documents no JSON request body');
-  requestMedia.examples = requestExamples;
+  if (requestMedia) requestMedia.examples = requestExamples;
+  else if (Object.keys(requestExamples).length > 0) throw new Error('examples with JSON bodies for an operation that takes none');
 }
 
-function describeRequest({ request, given }: CreatePlantExample): string {
-  const auth = {
-    valid: 'with a valid bearer token',
-    none: 'without an Authorization header',
-    invalid: 'with a bearer token the service does not accept',
-  }[request.token];
-  const text = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
-  const body = text.length <= MAX_SHOWN_BODY_CHARS ? `the body \`${text}\`` : `a body of ${Buffer.byteLength(text)} bytes`;
-  const condition = given === undefined ? '' : `, when ${given}`;
-  return `The answer to \`POST /plants\` ${auth}, \`Content-Type: ${request.contentType}\` and ${body}${condition}.`;
+/** The same answers of the HTTP layer on every operation. */
+export function addHttpLayerExamples(operation: OpenApiOperation, examples: Record<string, HttpLayerExample>): void {
+  for (const [status, example] of Object.entries(examples)) {
+    setExample(responseOf(operation, status, example.name), example.name, {
+      summary: example.summary,
+      description: `The answer to any request when ${example.condition}.`,
+      value: example.response,
+    });
+  }
+}
+
+function responseOf(operation: OpenApiOperation, status: string, exampleName: string): OpenApiResponse {
+  const response = operation.responses[status];
+  if (!response) throw new Error(`${operation.operationId ?? 'an operation'} documents no response ${status} for the example ${exampleName}`);
+  return response;
+}
+
+function setExample(response: OpenApiResponse, name: string, example: ExampleObject): void {
+  const media = response.content?.['application/json'];
+  if (!media) throw new Error(`the response for the example ${name} has no JSON body`);
+  media.examples = { [name]: example };
+}
+
+/** `link` is written `Link`, as documents name headers. */
+function headerName(name: string): string {
+  return name.replace(/(^|-)[a-z]/g, (letter) => letter.toUpperCase());
+}
+
+function describeRequest({ request, given, condition }: OperationExample): string {
+  const text = request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : int64Json.stringify(request.body);
+  const body = text === undefined ? '' : text.length <= MAX_SHOWN_BODY_CHARS ? `, \`Content-Type: ${request.contentType ?? '-'}\` and the body \`${text}\`` : `, and a body of ${Buffer.byteLength(text)} bytes`;
+  const stored = given === undefined ? '' : `, when the store holds ${given.map((plant) => `plant ${plant.id}`).join(', ')}`;
+  const also = condition === undefined ? '' : `, when ${condition}`;
+  return `The answer to \`${request.method} ${request.url}\` ${describeToken(request)}${body}${stored}${also}.`;
+}
+
+function describeToken({ token }: ExampleRequest): string {
+  return { valid: 'with a valid bearer token', none: 'without an Authorization header', invalid: 'with a bearer token the service does not accept' }[token];
 }

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS } from '../../schemas/examples.js';
+import { MORE_CREATE_PLANT_REQUESTS, OPERATION_EXAMPLES } from '../../schemas/examples.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { uniqueDbName } from '../helpers/mongo.js';
@@ -86,9 +86,27 @@ describe('the API docs at /docs, in Chromium', () => {
     expect(stored?._id.toString()).toBe('9007199254740993');
   });
 
+  it('lists plants with "Try it out", a limit given as a parameter', async () => {
+    const operation = await openOperation(page, 'GET', '/plants', '.opblock-summary-path');
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.locator('tr[data-param-name="limit"] input').fill('1');
+    const answer = await executeAsIs(operation);
+    expect(answer.status).toBe('200');
+    expect(answer.body).toEqual([{ id: 7001, name: 'Calathea', tag: 'prayer plant' }]);
+  });
+
+  it('deletes a plant with "Try it out": 204, and the plant is gone', async () => {
+    const operation = await openOperation(page, 'DELETE', '/plants/{id}');
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.locator('tr[data-param-name="id"] input').fill('7001');
+    const answer = await executeAsIs(operation);
+    expect(answer.status).toBe('204');
+    await expect.poll(() => testApp.plants.countDocuments({ name: 'Calathea' })).toBe(0);
+  });
+
   it('shows the Error body when the request is invalid', async () => {
     const operation = page.locator('.opblock-post', { hasText: '/plants' });
-    const invalid = CREATE_PLANT_EXAMPLES[400];
+    const invalid = OPERATION_EXAMPLES.createPlant[400];
     const answer = await execute(operation, invalid.request.body);
     expect(answer).toEqual({ status: '400', body: invalid.response });
     expect(pageErrors).toEqual([]);
@@ -104,8 +122,10 @@ async function authorize(page: Page, token: string): Promise<void> {
   await dialog.getByRole('button', { name: 'Close' }).click();
 }
 
-async function openOperation(page: Page, method: string, path: string): Promise<Locator> {
-  const operation = page.locator(`.opblock-${method.toLowerCase()}`, { hasText: path });
+async function openOperation(page: Page, method: string, path: string, exact?: string): Promise<Locator> {
+  // GET /plants and GET /plants/{id} share a prefix: `exact` picks the block whose path is exactly `path`.
+  const blocks = page.locator(`.opblock-${method.toLowerCase()}`);
+  const operation = exact === undefined ? blocks.filter({ hasText: path }) : blocks.filter({ has: page.locator(exact, { hasText: new RegExp(`^${path.replace(/[{}]/g, '\\$&')}$`) }) });
   await operation.locator('.opblock-summary-control').click();
   return operation;
 }
@@ -123,6 +143,16 @@ async function execute(operation: Locator, body: unknown): Promise<{ status: str
   const status = (await live.locator('.response-col_status').textContent())?.trim() ?? '';
   const rendered = await live.locator('.response-col_description .highlight-code pre').textContent();
   return { status, body: JSON.parse(rendered ?? '') as unknown };
+}
+
+/** Executes as the form stands and reads the live response (status, and the body when there is one). */
+async function executeAsIs(operation: Locator): Promise<{ status: string; body: unknown }> {
+  const live = operation.locator('.live-responses-table tr.response');
+  await operation.getByRole('button', { name: 'Execute' }).click();
+  const status = (await live.locator('.response-col_status').textContent())?.trim() ?? '';
+  const rendered = live.locator('.response-col_description .highlight-code pre');
+  const text = (await rendered.count()) > 0 ? await rendered.textContent() : null;
+  return { status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
 /** The operation, from its title down to the live response: what a reader sees after Execute. */

@@ -9,6 +9,7 @@ import { buildApp } from '../../server/app.js';
 import { testConfig } from '../helpers/app.js';
 import {
   fetchDocument,
+  FULL_SPEC_URL,
   jsonSchemaOf,
   operationOf,
   readSpec,
@@ -30,7 +31,8 @@ const ERROR = {
   required: ['error', 'message'],
 };
 /** Statuses the service documents beyond the interface's 200 and 400, all with the Error body. */
-const FURTHER_ERROR_STATUSES = ['401', '409', '413', '415', '500', '503'];
+// 408, 429 and 431 come from the HTTP layer, before any operation runs (429 only with AUTH_FAILURE_LIMIT set).
+const FURTHER_ERROR_STATUSES = ['401', '408', '409', '413', '415', '429', '431', '500', '503'];
 
 let app: FastifyInstance;
 let ours: OpenApiDocument;
@@ -106,5 +108,52 @@ describe('POST /plants matches the interface', () => {
       );
     expect(schemesOf(spec, specOperation)).toEqual([[{ type: 'http', scheme: 'bearer' }]]);
     expect(schemesOf(ours, ourOperation)).toEqual(schemesOf(spec, specOperation));
+  });
+});
+
+describe('the paths of the whole Plant Store (../shared/spec/plant-store-full.openapi.json)', () => {
+  let full: OpenApiDocument;
+  let ours: OpenApiDocument;
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await buildApp(testConfig());
+    [full, ours] = await Promise.all([readSpec(FULL_SPEC_URL).then(resolveRefs), fetchDocument(app).then(resolveRefs)]);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const specOperations = () =>
+    Object.entries(full.paths).flatMap(([path, item]) => Object.entries(item ?? {}).map(([method, operation]) => ({ path, method, operation: operation as Operation })));
+
+  it('has every operation of it, at the same path and method', () => {
+    for (const { path, method } of specOperations()) expect(ours.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
+  });
+
+  it('takes the same parameters, with the same places, requiredness, types and formats', () => {
+    for (const { path, method, operation } of specOperations()) {
+      const ourParameters = new Map((operationOf(ours, path, method).parameters ?? []).map((parameter) => [parameter.name, parameter]));
+      for (const parameter of operation.parameters ?? []) {
+        const ourParameter = ourParameters.get(parameter.name);
+        expect(ourParameter, `${parameter.name} of ${method.toUpperCase()} ${path}`).toMatchObject({ in: parameter.in });
+        expect(ourParameter?.required ?? false).toBe(parameter.required ?? false);
+        expect(ourParameter?.schema).toMatchObject({ type: parameter.schema?.type, format: parameter.schema?.format });
+      }
+    }
+  });
+
+  it('answers success with the same statuses', () => {
+    for (const { path, method, operation } of specOperations()) {
+      const success = (responses: Operation['responses']) => Object.keys(responses).filter((status) => status.startsWith('2'));
+      expect(success(operationOf(ours, path, method).responses), `${method.toUpperCase()} ${path}`).toEqual(success(operation.responses));
+    }
+  });
+
+  it('lists each plant as the interface\'s Plant, with its id', () => {
+    const items = (operation: Operation) => (jsonSchemaOf(operation.responses['200']?.content) as { items?: Parameters<typeof shapeOf>[0] } | undefined)?.items;
+    const ourPlant = shapeOf(items(operationOf(ours, '/plants', 'get'))) as { properties: Record<string, unknown>; required: string[] };
+    const specPlant = shapeOf(items(operationOf(full, '/plants', 'get'))) as { properties: Record<string, unknown>; required: string[] };
+    expect(ourPlant.properties).toEqual({ ...specPlant.properties, id: { type: 'integer', format: 'int64' } });
+    expect(ourPlant.required.sort()).toEqual([...specPlant.required, 'id'].sort());
   });
 });

@@ -1,109 +1,175 @@
-// Every status POST /plants documents carries an example, and each example is true: its request,
-// sent to the real app (with MongoDB), answers exactly the documented body.
+// Every status each operation documents carries an example, and each example is true: its
+// request, sent to the real app (with MongoDB holding just the example's plants), answers
+// exactly the documented body and headers.
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CREATE_PLANT_EXAMPLES, MORE_CREATE_PLANT_REQUESTS, REQUEST_ID_PLACEHOLDER, type CreatePlantStatus, type ExampleRequest } from '../../schemas/examples.js';
+import {
+  HTTP_LAYER_EXAMPLES,
+  MORE_CREATE_PLANT_REQUESTS,
+  OPERATION_EXAMPLES,
+  REQUEST_ID_PLACEHOLDER,
+  type ExampleRequest,
+  type OperationExample,
+} from '../../schemas/examples.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { buildApp } from '../../server/app.js';
 import { startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
-import { fetchDocument, operationOf, type Operation } from './openapi-reading.js';
 import { scriptedStore } from '../helpers/scripted-store.js';
+import { openRawSocket, parseResponse } from '../reliability/helpers/raw-socket.js';
+import { fetchDocument, type OpenApiDocument, type Operation } from './openapi-reading.js';
 
 const AUTHORIZATION = { valid: `Bearer ${TEST_TOKEN}`, invalid: 'Bearer not-a-token-we-issued', none: undefined };
 
-function send(app: FastifyInstance, { token, contentType, body }: ExampleRequest) {
+function send(app: FastifyInstance, { method, url, token, contentType, body }: ExampleRequest) {
   const authorization = AUTHORIZATION[token];
   return app.inject({
-    method: 'POST',
-    url: '/plants',
-    headers: { 'content-type': contentType, ...(authorization !== undefined && { authorization }) },
-    payload: contentType === 'application/json' ? int64Json.stringify(body) : String(body),
+    method,
+    url,
+    headers: { ...(contentType !== undefined && { 'content-type': contentType }), ...(authorization !== undefined && { authorization }) },
+    ...(body !== undefined && { payload: typeof body === 'string' ? body : int64Json.stringify(body) }),
   });
 }
 
 /** The one example the document shows for a status, as the document shows it. */
-function documentedExample(operation: Operation, status: string) {
+function documentedExample(operation: Operation, status: string): unknown {
   const examples = Object.values(operation.responses[status]?.content?.['application/json']?.examples ?? {});
   expect(examples, `examples documented for ${status}`).toHaveLength(1);
   return examples[0]?.value;
 }
 
-const failingStore = scriptedStore({ create: () => Promise.reject(new Error('simulated failure inside the store')) });
+const failingStore = scriptedStore({
+  create: () => Promise.reject(new Error('simulated failure inside the store')),
+  list: () => Promise.reject(new Error('simulated failure inside the store')),
+  get: () => Promise.reject(new Error('simulated failure inside the store')),
+  delete: () => Promise.reject(new Error('simulated failure inside the store')),
+});
 
-let testApp: TestApp;
-let operation: Operation;
-
+let document: OpenApiDocument;
+let operations: Map<string, Operation>;
 beforeAll(async () => {
-  testApp = await startTestApp();
-  operation = operationOf(await fetchDocument(testApp.app), '/plants', 'post');
-});
-afterAll(async () => {
-  await testApp.close();
-});
-
-describe('the examples in the OpenAPI document', () => {
-  it('exist for every documented status, and are the ones in schemas/examples.ts', () => {
-    for (const status of Object.keys(operation.responses)) {
-      expect(documentedExample(operation, status)).toEqual(CREATE_PLANT_EXAMPLES[Number(status) as CreatePlantStatus].response);
-    }
-  });
-
-  it('offer the short JSON requests on the request body, to try out', () => {
-    const offered = operation.requestBody?.content['application/json']?.examples ?? {};
-    expect(offered).toMatchObject({
-      created: { value: CREATE_PLANT_EXAMPLES[200].request.body },
-      idNotInteger: { value: CREATE_PLANT_EXAMPLES[400].request.body },
-      idTaken: { value: CREATE_PLANT_EXAMPLES[409].request.body },
-    });
-  });
+  const app = await buildApp(testConfig());
+  document = await fetchDocument(app);
+  await app.close();
+  operations = new Map(
+    Object.values(document.paths).flatMap((pathItem) => Object.values(pathItem as Record<string, Operation>).map((operation) => [String(operation.operationId), operation] as const)),
+  );
 });
 
-describe('each example request answers its documented body exactly', () => {
-  it.each([200, 400, 401, 413, 415] as const)('%s', async (status) => {
-    const response = await send(testApp.app, CREATE_PLANT_EXAMPLES[status].request);
-    expect(response.statusCode).toBe(status);
-    expect(response.json()).toEqual(documentedExample(operation, String(status)));
-  });
-
-  it('409, once the 200 example has stored its plant', async () => {
-    expect((await send(testApp.app, CREATE_PLANT_EXAMPLES[200].request)).statusCode).toBe(200);
-    const response = await send(testApp.app, CREATE_PLANT_EXAMPLES[409].request);
-    expect(response.statusCode).toBe(409);
-    expect(response.json()).toEqual(documentedExample(operation, '409'));
-  });
-
-  it.each(Object.entries(MORE_CREATE_PLANT_REQUESTS))('%s, a further request offered to try out, as documented', async (name, example) => {
-    expect(operation.requestBody?.content['application/json']?.examples?.[name]?.value).toEqual(example.body);
-    const response = await send(testApp.app, { token: 'valid', contentType: 'application/json', body: example.body });
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual(example.response);
-  });
-
-  it('500, when the store fails unexpectedly', async () => {
+/** An app arranged for the example: a failing store for 500, an unreachable MongoDB for 503, else a database holding `given`. */
+async function appFor(status: number, example: OperationExample): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
+  if (status === 500) {
     const app = await buildApp(testConfig(), { store: failingStore });
-    try {
-      const response = await send(app, CREATE_PLANT_EXAMPLES[500].request);
-      expect(response.statusCode).toBe(500);
-      // The message names the request's own id (a fresh UUID), so the document shows a
-      // placeholder there: the body must be the documented one with that id in its place.
-      const documented = documentedExample(operation, '500') as { message: string };
-      const requestId = String(response.headers['x-request-id']);
-      expect(requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-      expect(response.json()).toEqual({ ...documented, message: documented.message.replace(REQUEST_ID_PLACEHOLDER, requestId) });
-    } finally {
-      await app.close();
-    }
-  });
-
-  it('503, when MongoDB cannot be reached', async () => {
+    return { app, close: () => app.close() };
+  }
+  if (status === 503) {
     // Port 9 (discard) has no MongoDB; 300 ms keeps the wait for it short.
     const app = await buildApp(testConfig({ MONGODB_URI: 'mongodb://127.0.0.1:9/plantstore', MONGODB_TIMEOUT_MS: '300' }));
-    try {
-      const response = await send(app, CREATE_PLANT_EXAMPLES[503].request);
-      expect(response.statusCode).toBe(503);
-      expect(response.json()).toEqual(documentedExample(operation, '503'));
-    } finally {
-      await app.close();
+    return { app, close: () => app.close() };
+  }
+  const testApp: TestApp = await startTestApp();
+  for (const plant of example.given ?? []) {
+    const stored = await send(testApp.app, { method: 'POST', url: '/plants', token: 'valid', contentType: 'application/json', body: plant });
+    expect(stored.statusCode).toBe(200);
+  }
+  return { app: testApp.app, close: () => testApp.close() };
+}
+
+describe.each(Object.entries(OPERATION_EXAMPLES))('%s', (operationId, examples: Record<number, OperationExample>) => {
+  const operation = () => {
+    const found = operations.get(operationId);
+    if (!found) throw new Error(`the document has no operation ${operationId}`);
+    return found;
+  };
+
+  it('documents an example for every status, the ones in schemas/examples.ts', () => {
+    const httpLayer: Record<string, { response: unknown }> = HTTP_LAYER_EXAMPLES;
+    for (const [status, response] of Object.entries(operation().responses)) {
+      const expected = (examples as Record<string, OperationExample | undefined>)[status] ?? httpLayer[status];
+      expect(expected, `an example for ${status}`).toBeDefined();
+      if (response.content === undefined) expect(response.description).toMatch(/The answer to `/);
+      else expect(documentedExample(operation(), status)).toEqual(expected?.response);
     }
+  });
+
+  it.each(Object.entries(examples))('%s: the request answers the documented body and headers', async (status, example) => {
+    const { app, close } = await appFor(Number(status), example);
+    try {
+      const response = await send(app, example.request);
+      expect(response.statusCode).toBe(Number(status));
+      if (example.response === undefined) {
+        expect(response.body).toBe('');
+      } else {
+        // A 500 names the request's own id, where the document shows a placeholder.
+        const documented = int64Json.stringify(documentedExample(operation(), status)).replace(REQUEST_ID_PLACEHOLDER, String(response.headers['x-request-id']));
+        expect(response.body).toBe(documented);
+      }
+      for (const [name, value] of Object.entries(example.headers ?? {})) expect(response.headers[name]).toBe(value);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('requests offered to try out on POST /plants', () => {
+  it('offer the short JSON requests of the examples', () => {
+    const offered = operations.get('createPlant')?.requestBody?.content['application/json']?.examples ?? {};
+    expect(offered).toMatchObject({
+      created: { value: OPERATION_EXAMPLES.createPlant[200].request.body },
+      idNotInteger: { value: OPERATION_EXAMPLES.createPlant[400].request.body },
+      idTaken: { value: OPERATION_EXAMPLES.createPlant[409].request.body },
+    });
+  });
+
+  it.each(Object.entries(MORE_CREATE_PLANT_REQUESTS))('%s answers as documented', async (name, example) => {
+    expect(operations.get('createPlant')?.requestBody?.content['application/json']?.examples?.[name]?.value).toEqual(example.body);
+    const { app, close } = await appFor(200, { name, summary: example.summary, request: { method: 'POST', url: '/plants', token: 'valid' } });
+    try {
+      const response = await send(app, { method: 'POST', url: '/plants', token: 'valid', contentType: 'application/json', body: example.body });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual(example.response);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('answers of the HTTP layer, the same on every operation', () => {
+  const documented = (status: keyof typeof HTTP_LAYER_EXAMPLES) => {
+    for (const operation of operations.values()) expect(documentedExample(operation, String(status))).toEqual(HTTP_LAYER_EXAMPLES[status].response);
+    return HTTP_LAYER_EXAMPLES[status].response;
+  };
+  let listening: TestApp;
+  let origin: string;
+  afterAll(async () => {
+    await listening.close();
+  });
+  beforeAll(async () => {
+    listening = await startTestApp({ env: { REQUEST_TIMEOUT_MS: '300', AUTH_FAILURE_LIMIT: '1' } });
+    await listening.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(listening.app.server.address() as AddressInfo).port}`;
+  });
+
+  it('429 once an address failed authentication AUTH_FAILURE_LIMIT times', async () => {
+    const request = { method: 'GET', url: '/plants', token: 'invalid' } as const;
+    expect((await send(listening.app, request)).statusCode).toBe(401);
+    const refused = await send(listening.app, { ...request, token: 'valid' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toEqual(documented(429));
+    expect(refused.headers['retry-after']).toBe('60');
+  });
+
+  it('408 for a request that stalls', async () => {
+    const raw = await openRawSocket(origin);
+    raw.write('GET /plants HTTP/1.1\r\nhost: localhost\r\n');
+    const { data } = await raw.closed;
+    expect(parseResponse(data)).toEqual({ status: 408, body: documented(408) });
+  });
+
+  it('431 for headers over the limit', async () => {
+    const raw = await openRawSocket(origin);
+    raw.write(`GET /plants HTTP/1.1\r\nhost: localhost\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const { data } = await raw.closed;
+    expect(parseResponse(data)).toEqual({ status: 431, body: documented(431) });
   });
 });

@@ -20,6 +20,8 @@ export interface MediaType {
 }
 
 export interface Operation {
+  operationId?: string;
+  parameters?: { name: string; in: string; required?: boolean; schema?: Record<string, unknown> }[];
   security?: Record<string, string[]>[];
   requestBody?: { required?: boolean; content: Record<string, MediaType> };
   responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
@@ -35,8 +37,11 @@ export interface OpenApiDocument {
 
 export const SPEC_URL = new URL('../../../shared/spec/plant-store.openapi.json', import.meta.url);
 
-export async function readSpec(): Promise<OpenApiDocument> {
-  return JSON.parse(await readFile(SPEC_URL, 'utf8')) as OpenApiDocument;
+/** The whole Plant Store the interface was cut from: list, delete and the webhook too. */
+export const FULL_SPEC_URL = new URL('../../../shared/spec/plant-store-full.openapi.json', import.meta.url);
+
+export async function readSpec(url: URL = SPEC_URL): Promise<OpenApiDocument> {
+  return JSON.parse(await readFile(url, 'utf8')) as OpenApiDocument;
 }
 
 export async function fetchDocument(app: FastifyInstance, url = '/openapi.json'): Promise<OpenApiDocument> {
