@@ -89,8 +89,9 @@ describe('npm start', () => {
 
 describe('the start launcher (tools/start.js)', () => {
   // A project of its own whose build writes a dist/server/main.js that tells where it runs.
-  const root = mkdtempSync(join(tmpdir(), 'plant-store-launcher-'));
+  let root = '';
   beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'plant-store-launcher-'));
     mkdirSync(join(root, 'tools'));
     mkdirSync(join(root, 'server'));
     cpSync(join(PROJECT_ROOT, 'tools', 'start.js'), join(root, 'tools', 'start.js'));
