@@ -3,14 +3,20 @@
  * builds the app, listens, and shuts down gracefully on SIGINT or SIGTERM.
  */
 import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { resolveMongo } from './db/mongo-source.js';
+import { resolveMongo, type MongoSource } from './db/mongo-source.js';
+import { devTokenBanner } from './dev/token-banner.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
-async function main(): Promise<void> {
-  const config = readConfig();
+interface Running {
+  app: FastifyInstance;
+  mongo: MongoSource;
+}
+
+async function start(config: Config): Promise<Running> {
   const mongo = await resolveMongo({
     uri: config.mongodb.uri,
     warn: (message) => {
@@ -18,39 +24,55 @@ async function main(): Promise<void> {
     },
   });
   const devToken = config.apiTokens.length === 0 ? randomBytes(24).toString('base64url') : undefined;
+  let app: FastifyInstance | undefined;
+  let address: string;
+  try {
+    app = await buildApp({
+      ...config,
+      apiTokens: devToken ? [devToken] : config.apiTokens,
+      mongodb: { ...config.mongodb, uri: mongo.uri },
+    });
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app?.close();
+    await mongo.stop();
+    throw error;
+  }
+  app.log.info({ mongodb: mongo.description }, `plant store listening on ${address}`);
+  if (devToken) console.log(devTokenBanner(address, devToken));
+  return { app, mongo };
+}
 
-  const app = await buildApp({
-    ...config,
-    apiTokens: devToken ? [devToken] : config.apiTokens,
-    mongodb: { ...config.mongodb, uri: mongo.uri },
-  });
+function main(): void {
+  const config = readConfig();
+  const running = start(config);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     setTimeout(() => {
-      app.log.error('shutdown took too long, exiting');
+      console.error('plant store: shutdown took too long, exiting');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    await app.close();
-    await mongo.stop();
+    // A signal during start-up waits for it, so that a MongoDB it started is stopped too.
+    const service = await running.catch(() => undefined);
+    if (!service) return;
+    service.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await service.app.close();
+    await service.mongo.stop();
     process.exit(0);
   };
-  process.once('SIGINT', (signal) => void stop(signal));
-  process.once('SIGTERM', (signal) => void stop(signal));
+  // `on`, not `once`: Ctrl-C under `npm start` delivers SIGINT twice (from the terminal and
+  // forwarded by npm), and the second one must not kill the process mid-shutdown.
+  process.on('SIGINT', (signal) => void stop(signal));
+  process.on('SIGTERM', (signal) => void stop(signal));
 
-  let address: string;
-  try {
-    address = await app.listen({ host: config.host, port: config.port });
-  } catch (error) {
-    await app.close();
-    await mongo.stop();
-    throw error;
-  }
-  app.log.info({ mongodb: mongo.description }, `plant store listening on ${address}`);
-  if (devToken) printDevToken(address, devToken);
+  running.catch((error: unknown) => {
+    // A start-up failure (port taken, no MongoDB to use...) is told in one line.
+    console.error(`plant store failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
 }
 
 function readConfig(): Config {
@@ -65,23 +87,4 @@ function readConfig(): Config {
   }
 }
 
-function printDevToken(address: string, token: string): void {
-  console.log(
-    [
-      '',
-      'No API_TOKENS set: this run accepts one development token.',
-      `  token: ${token}`,
-      '  try it:',
-      `  curl -s -X POST ${address}/plants -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera", "tag": "tropical"}'`,
-      '',
-    ].join('\n'),
-  );
-}
-
-try {
-  await main();
-} catch (error) {
-  // A start-up failure (port taken, MongoDB that cannot be started...) is told in one line.
-  console.error(`plant store failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-}
+main();

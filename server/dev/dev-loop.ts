@@ -1,0 +1,106 @@
+// `npm run dev`: the service from source, restarted on every change by `tsx watch`, keeping its
+// development token and its embedded MongoDB across restarts. This process starts the MongoDB once
+// and keeps the token in the dev folder (.dev/, or PLANT_STORE_DEV_DIR); the service runs as a child
+// with both in its environment. The service still logs JSON: this process prints it readably.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../config.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from './embedded-mongo.js';
+import { prettyLogLine } from './pretty-log.js';
+import { devTokenBanner } from './token-banner.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const STOP_GRACE_MS = 12_000;
+
+/** The development token kept in `file`, made on first use. */
+async function devToken(file: string): Promise<string> {
+  const kept = await readFile(file, 'utf8').then((text) => text.trim(), () => '');
+  if (kept !== '') return kept;
+  const token = randomBytes(24).toString('base64url');
+  await writeFile(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+async function main(): Promise<void> {
+  // A configuration mistake ends here, with the same message as the service's.
+  const config = loadConfig(process.env);
+  // What a signal must stop, as far as start-up got.
+  const running: { mongo?: EmbeddedMongo; child?: ChildProcess; stopping: boolean } = { stopping: false };
+  const stop = async (code: number) => {
+    if (running.stopping) return;
+    running.stopping = true;
+    if (running.child) await stopChild(running.child);
+    await running.mongo?.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  const devDir = process.env.PLANT_STORE_DEV_DIR ?? join(ROOT, '.dev');
+  await mkdir(devDir, { recursive: true });
+  const tokenFile = join(devDir, 'token');
+  const token = config.apiTokens.length === 0 ? await devToken(tokenFile) : undefined;
+  let mongoUri = config.mongodb.uri;
+  if (mongoUri === undefined) {
+    // A real mongod keeps its data there across runs; the emulator keeps it in memory while this runs.
+    const mongo = await startEmbeddedMongo({ warn: console.warn, dbPath: join(devDir, 'mongod-data') });
+    running.mongo = mongo;
+    mongoUri = mongo.uri;
+    console.log(`dev: ${mongo.description} at ${mongo.uri}, kept across restarts of the service`);
+  }
+  if (running.stopping) return;
+
+  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+  // Its own process group: a Ctrl-C reaches only this process, which then stops the service once, gracefully.
+  const child = spawn(process.execPath, [tsx, 'watch', '--clear-screen=false', join(ROOT, 'server', 'main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, MONGODB_URI: mongoUri, ...(token && { API_TOKENS: token }) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
+  });
+  running.child = child;
+  child.on('exit', () => void stop(1));
+  // Return restarts the service (tsx reads it from its stdin).
+  child.stdin.on('error', () => undefined);
+  process.stdin.pipe(child.stdin);
+
+  const pretty = prettyLogLine(process.stdout.isTTY);
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    process.stdout.write(`${pretty(line)}\n`);
+    const address = token && listeningAddress(line);
+    if (token && address) process.stdout.write(`${devTokenBanner(address, token, tokenFile)}\n`);
+  });
+}
+
+/** tsx passes SIGTERM on to the service and exits once the service has; SIGKILL if that takes too long. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  }, STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The address in the service's "plant store listening on <address>" log line, if this is it. */
+function listeningAddress(line: string): string | undefined {
+  try {
+    const entry = JSON.parse(line) as { msg?: unknown };
+    return typeof entry.msg === 'string' ? /^plant store listening on (\S+)$/.exec(entry.msg)?.[1] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+await main().catch((error: unknown) => {
+  console.error(`npm run dev failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

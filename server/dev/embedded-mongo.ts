@@ -1,0 +1,120 @@
+// The embedded MongoDB of development and tests (never loaded in production: see ../db/mongo-source.ts).
+// It starts, through mongodb-memory-server, the first of:
+//   1. a real mongod already on this machine: MONGOMS_SYSTEM_BINARY, or one cached by an earlier
+//      download (`npm run mongod:download`);
+//   2. otherwise the project's wire-protocol emulator (tools/mongod-emulator), with one line saying so.
+// Nothing is downloaded unless asked: offline, a download attempt costs seconds of retries at every start.
+import { spawnSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { DryMongoBinary, MongoBinary, MongoMemoryServer } from 'mongodb-memory-server';
+
+export interface EmbeddedMongoOptions {
+  warn?: ((message: string) => void) | undefined;
+  /** The port to listen on; unset: a free one. */
+  port?: number | undefined;
+  /** Where a real mongod keeps its data, kept when it stops (`npm run dev`); unset: a temporary folder. */
+  dbPath?: string | undefined;
+}
+
+/** A MongoDB this process started. */
+export interface EmbeddedMongo {
+  uri: string;
+  kind: 'mongod' | 'emulator';
+  description: string;
+  stop(): Promise<void>;
+  /** Stops it, keeping its port, and starts it again there (outage tests). */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+}
+
+interface Binary {
+  path: string;
+  version: string;
+  /** Given by MONGOMS_SYSTEM_BINARY (or the emulator), rather than found in mongodb-memory-server's cache. */
+  system: boolean;
+}
+
+const STOP_TIMEOUT_MS = 15_000;
+
+/** The emulator's launcher, from its workspace package (a dev dependency, as this module is). */
+async function emulatorBinary(): Promise<string> {
+  const { ensureBuilt } = await import('@plant-store/mongod-emulator');
+  return ensureBuilt();
+}
+
+/** The version a mongod-compatible binary reports, so mongodb-memory-server sees no mismatch. */
+function binaryVersion(binary: string): string | undefined {
+  const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  return /db version v?(\d+\.\d+\.\d+)/.exec(result.stdout)?.[1];
+}
+
+/** A real mongod already on this machine (MONGOMS_SYSTEM_BINARY or the download cache), without downloading. */
+async function installedMongod(): Promise<Binary | undefined> {
+  const options = await DryMongoBinary.generateOptions();
+  const system = options.systemBinary !== '';
+  // Throws when MONGOMS_SYSTEM_BINARY names no binary: a mistake to report, not to work around.
+  const path = await DryMongoBinary.locateBinary(options);
+  if (!path) return undefined;
+  return { path, version: (system ? binaryVersion(path) : undefined) ?? options.version, system };
+}
+
+/** Downloads mongod into mongodb-memory-server's cache (`npm run mongod:download`); later starts find it there. */
+export async function downloadMongod(): Promise<string> {
+  const options = await DryMongoBinary.generateOptions();
+  return MongoBinary.getPath(options);
+}
+
+async function stopWithin(server: MongoMemoryServer, keepData: boolean): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, STOP_TIMEOUT_MS);
+  });
+  try {
+    // force: also removes the data folder, unless it is one to keep.
+    await Promise.race([server.stop({ doCleanup: true, force: !keepData }).then(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function startMemoryServer(kind: 'mongod' | 'emulator', binary: Binary, description: string, options: EmbeddedMongoOptions): Promise<EmbeddedMongo> {
+  if (options.dbPath) await mkdir(options.dbPath, { recursive: true });
+  const server = await MongoMemoryServer.create({
+    // Its own process group: a Ctrl-C in the terminal reaches the service, which drains its requests
+    // and then stops this MongoDB, rather than both at once. (mongodb-memory-server's watchdog still
+    // stops it if the service dies.)
+    spawn: { detached: true },
+    binary: binary.system ? { systemBinary: binary.path, version: binary.version } : { version: binary.version },
+    instance: {
+      ip: '127.0.0.1',
+      ...(options.port !== undefined && { port: options.port, portGeneration: false }),
+      ...(options.dbPath && { dbPath: options.dbPath, storageEngine: 'wiredTiger' }),
+    },
+  });
+  return {
+    uri: server.getUri(),
+    kind,
+    description,
+    stop: () => stopWithin(server, options.dbPath !== undefined),
+    pause: async () => {
+      await server.stop({ doCleanup: false, force: false });
+    },
+    resume: () => server.start(true),
+  };
+}
+
+export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
+  const real = await installedMongod();
+  if (real) {
+    return startMemoryServer('mongod', real, `mongod ${real.version} (${real.path}) via mongodb-memory-server`, options);
+  }
+  const emulator = await emulatorBinary();
+  const version = binaryVersion(emulator);
+  if (!version) throw new Error(`${emulator} --version did not report a version: run npm run build`);
+  options.warn?.(
+    'No mongod installed or cached: using the in-memory mongod emulator (tools/mongod-emulator), whose data ends with it. ' +
+      'For a real MongoDB set MONGODB_URI or MONGOMS_SYSTEM_BINARY=/path/to/mongod, or run npm run mongod:download once.',
+  );
+  // The emulator keeps its data in memory: a dbPath would only leave an empty folder behind.
+  return startMemoryServer('emulator', { path: emulator, version, system: true }, `mongod emulator ${version} via mongodb-memory-server`, { ...options, dbPath: undefined });
+}

@@ -1,0 +1,104 @@
+// The package a separate TypeScript app installs: `npm pack` of this project, installed in a fresh
+// app, whose README snippets (read from README.md, so the docs cannot drift) compile and run.
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, testMongoUri, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { PROJECT_ROOT, run, runToEnd } from './helpers/processes.js';
+
+const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
+/** What an app using the package must not get: the embedded MongoDB, the build and test tools. */
+const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', 'playwright-core', 'fast-check', 'eslint'];
+
+/** The README's TypeScript snippets, in order. */
+function readmeSnippets(): string[] {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+}
+
+/** What a snippet says it prints: the comments after its console.log calls, in order. */
+function documentedOutput(snippet: string): string[] {
+  return [...snippet.matchAll(/console\.log\(.*\);\s*\/\/ (.*)$/gm)].map((match) => match[1] ?? '');
+}
+
+/** The version of a package installed here, so the app's install is served from the npm cache. */
+const versionHere = (name: string) => (createRequire(join(PROJECT_ROOT, 'package.json'))(`${name}/package.json`) as { version: string }).version;
+
+describe('the packed package, in a TypeScript app of its own', () => {
+  const snippets = readmeSnippets();
+  let app = '';
+  let packedFiles: string[] = [];
+  let service: TestApp | undefined;
+
+  beforeAll(async () => {
+    app = await mkdtemp(join(tmpdir(), 'plant-store-app-'));
+    // `npm test` built dist/ already; the scripts would rebuild it under the other tests' feet.
+    const { stdout } = await runToEnd('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', app]);
+    const [packed] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
+    packedFiles = packed.files.map((file) => file.path);
+
+    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'plant-app', private: true, type: 'module' }));
+    await writeFile(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: ['node'], outDir: 'out' }, include: ['src'] }),
+    );
+    const dependencies = [`./${packed.filename}`, `mongodb@${versionHere('mongodb')}`, `typescript@${versionHere('typescript')}`, `@types/node@${versionHere('@types/node')}`];
+    const { ms } = await runToEnd('npm', ['install', ...NPM_FLAGS, ...dependencies], { cwd: app });
+    console.log(`npm install of the packed tarball in a fresh app: ${(ms / 1000).toFixed(1)} s`);
+  }, 180_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await rm(app, { recursive: true, force: true });
+  });
+
+  it('holds the built dist/ and the README, and no sources, tests, bench or tools', () => {
+    expect(packedFiles).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/client/create-client.js', 'dist/client/create-client.d.ts', 'dist/server/main.js']));
+    expect(packedFiles.filter((path) => !path.startsWith('dist/') && path !== 'README.md' && path !== 'package.json')).toStrictEqual([]);
+    expect(packedFiles.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toStrictEqual([]);
+  });
+
+  it('brings the app no embedded MongoDB and no build or test tools', async () => {
+    const installed = await readdir(join(app, 'node_modules'));
+    expect(installed).toContain('plant-store');
+    expect(installed.filter((name) => DEV_ONLY.includes(name) || name.includes('emulator'))).toStrictEqual([]);
+  });
+
+  it('compiles the README snippets (strict, with a check that the client is typed) and runs them against a live service: each prints what the README says and exits by itself', async () => {
+    expect(snippets).toHaveLength(2);
+    await mkdir(join(app, 'src'), { recursive: true });
+    await Promise.all(snippets.map((snippet, index) => writeFile(join(app, 'src', `snippet-${index + 1}.ts`), snippet)));
+    // The client is typed by AppRouter, not `any`: a wrong input must not compile.
+    await writeFile(
+      join(app, 'src', 'types.ts'),
+      [
+        "import { createPlantStoreClient } from 'plant-store/client';",
+        "import type { NewPlant, Plant } from 'plant-store';",
+        "const store = createPlantStoreClient({ url: 'http://127.0.0.1:1', token: 't' });",
+        'export const created: Promise<Plant> = store.createPlant.mutate({ id: 1, name: "Fern" } satisfies NewPlant);',
+        '// @ts-expect-error the id is a number',
+        "export const refused = store.createPlant.mutate({ id: '1', name: 'Fern' });",
+        '',
+      ].join('\n'),
+    );
+    await runToEnd('node', [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app });
+
+    service = await startTestApp();
+    const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
+    const env = { PLANT_STORE_URL: address, PLANT_STORE_TOKEN: TEST_TOKEN, MONGODB_URI: testMongoUri() };
+    for (const [index, snippet] of snippets.entries()) {
+      expect(documentedOutput(snippet).length, `snippet ${index + 1} documents no output`).toBeGreaterThan(0);
+      const started = performance.now();
+      const snippetRun = run('node', [join('out', `snippet-${index + 1}.js`)], { cwd: app, env });
+      const timer = setTimeout(() => snippetRun.child.kill('SIGKILL'), 15_000);
+      const exit = await snippetRun.exited;
+      clearTimeout(timer);
+      expect(exit, `snippet ${index + 1} did not exit by itself:\n${snippetRun.output()}`).toStrictEqual({ code: 0, signal: null });
+      expect(snippetRun.output().trimEnd().split('\n')).toStrictEqual(documentedOutput(snippet));
+      expect(performance.now() - started).toBeLessThan(15_000);
+    }
+  }, 90_000);
+});
