@@ -1,7 +1,6 @@
 // Every int64 id, exactly: REST, /trpc with a plain JSON body, the typed client and the
 // in-process caller each store the id they were given as BSON Int64, at both ends of the range
 // and around 2^53, and refuse what is outside it.
-import type { AddressInfo } from 'node:net';
 import { Long } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStoreClient } from '../../client/create-client.js';
@@ -19,8 +18,7 @@ let testApp: TestApp;
 let baseUrl: string;
 beforeAll(async () => {
   testApp = await startTestApp();
-  await testApp.app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(testApp.app.server.address() as AddressInfo).port}`;
+  baseUrl = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
   await testApp.close();

@@ -1,7 +1,6 @@
 // Every status each operation documents carries an example, and each example is true: its
 // request, sent to the real app (with MongoDB holding just the example's plants), answers
 // exactly the documented body and headers.
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -146,8 +145,7 @@ describe('answers of the HTTP layer, the same on every operation', () => {
   });
   beforeAll(async () => {
     listening = await startTestApp({ env: { REQUEST_TIMEOUT_MS: '300', AUTH_FAILURE_LIMIT: '1' } });
-    await listening.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(listening.app.server.address() as AddressInfo).port}`;
+    origin = await listening.app.listen({ host: '127.0.0.1', port: 0 });
   });
 
   it('429 once an address failed authentication AUTH_FAILURE_LIMIT times', async () => {

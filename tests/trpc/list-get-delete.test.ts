@@ -1,6 +1,5 @@
 // listPlants, getPlant and deletePlant over /trpc (raw HTTP), through the typed client and in
 // process: the same rules and tRPC codes as REST, ids beyond 2^53 exact.
-import type { AddressInfo } from 'node:net';
 import { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPlantStoreClient } from '../../client/create-client.js';
@@ -15,8 +14,7 @@ let testApp: TestApp;
 let baseUrl: string;
 beforeAll(async () => {
   testApp = await startTestApp();
-  await testApp.app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(testApp.app.server.address() as AddressInfo).port}`;
+  baseUrl = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
   await testApp.close();
