@@ -17,8 +17,9 @@ import { buildOpenApiDocument } from './http/openapi-document.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { registerRestRoutes } from './http/rest-routes.js';
 import { registerTrpcRoutes } from './http/trpc-routes.js';
-import { MongoPlantStore } from './plants/mongo-plant-store.js';
+import { MongoPlantStore, PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
 import type { PlantStore } from './plants/plant-store.js';
+import { registerWebhooks } from './webhooks/register-webhooks.js';
 
 /** What the app needs from configuration: a MongoDB to use and at least one token. */
 export type AppConfig = Omit<Config, 'mongodb'> & { mongodb: Config['mongodb'] & { uri: string } };
@@ -115,10 +116,12 @@ function requestTimeoutOptions(requestTimeoutMs: number) {
   };
 }
 
-/** The service's MongoDB store, its client closed with `app`. */
+/** The service's MongoDB store, its client closed with `app`, and the webhook worker on the same client. */
 export function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
   const client = createMongoClient(config.mongodb);
   app.addHook('onClose', async () => client.close());
   const { w, journal } = config.mongodb.writeConcern;
-  return new MongoPlantStore(client.db(config.mongodb.dbName), { w, journal });
+  const db = client.db(config.mongodb.dbName);
+  const events = registerWebhooks(app, { db, collection: PLANTS_COLLECTION, writeConcern: { w, journal }, config });
+  return new MongoPlantStore(db, { w, journal }, events);
 }

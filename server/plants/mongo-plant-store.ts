@@ -1,5 +1,7 @@
 import { Long, MongoServerError, type Collection, type Db, type WriteConcernSettings } from 'mongodb';
 import type { NewPlant, Plant } from '../../schemas/plant.js';
+import type { EventRecorder } from '../webhooks/register-webhooks.js';
+import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
 import { isUnavailable } from './mongo-errors.js';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from './plant-store.js';
 
@@ -9,6 +11,8 @@ export interface PlantDocument {
   name: string;
   tag?: string;
   createdAt: Date;
+  /** The new-plant event, written by the same insert (server/webhooks/webhook-record.ts); absent without WEBHOOK_URLS. */
+  webhook?: WebhookRecord;
 }
 
 export const PLANTS_COLLECTION = 'plants';
@@ -20,29 +24,34 @@ export class MongoPlantStore implements PlantStore {
   constructor(
     private readonly db: Db,
     writeConcern: WriteConcernSettings,
+    private readonly events?: EventRecorder,
   ) {
     this.plants = db.collection<PlantDocument>(PLANTS_COLLECTION, { writeConcern });
   }
 
   async create(plant: NewPlant): Promise<Plant> {
+    const createdAt = new Date();
     const document: PlantDocument = {
       _id: Long.fromNumber(plant.id),
       name: plant.name,
       ...(plant.tag !== undefined && { tag: plant.tag }),
-      createdAt: new Date(),
+      createdAt,
+      ...(this.events && { webhook: newWebhookRecord(this.events.urls, createdAt) }),
     };
     try {
       // Resolves only once the server acknowledged the write with the collection's write concern;
       // a write concern error rejects (and is answered 503 by toStoreError), so no 200 goes out unacknowledged.
       const { acknowledged } = await this.plants.insertOne(document);
       if (!acknowledged) throw new Error('the insert was not acknowledged: MONGODB_WRITE_CONCERN must be at least 1');
+      this.events?.recorded();
       return toPlant(document);
     } catch (error) {
       if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw toStoreError(error);
     }
     // The id is taken: a retry of the same create answers the stored plant; anything else conflicts.
-    // Plants are never deleted, so the document that won the insert is there to read.
-    const stored = await this.plants.findOne({ _id: document._id }).catch((error: unknown) => {
+    // Plants are never deleted, so the document that won the insert is there to read. Its event
+    // is the one recorded with it: a replay records none.
+    const stored = await this.plants.findOne({ _id: document._id }, { projection: { name: 1, tag: 1 } }).catch((error: unknown) => {
       throw toStoreError(error);
     });
     if (stored && stored.name === plant.name && stored.tag === plant.tag) return toPlant(stored);
