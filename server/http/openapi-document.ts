@@ -4,6 +4,7 @@ import type { AppRouter } from '../../routers/app.js';
 import { ErrorSchema } from '../../schemas/error.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
 import { CREATE_PLANT_EXAMPLES } from '../../schemas/examples.js';
+import { addNewPlantWebhook } from '../webhooks/openapi-webhook.js';
 import { addExamples, type ExampleTarget } from './openapi-examples.js';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -44,6 +45,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   const createPlant = document.paths?.['/plants']?.post;
   if (!createPlant) throw new Error('the router has no POST /plants to document');
   addExamples(createPlant as ExampleTarget, CREATE_PLANT_EXAMPLES);
+  addNewPlantWebhook(document);
   return document;
 }
 
