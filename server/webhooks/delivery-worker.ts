@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Collection, UpdateFilter } from 'mongodb';
+import { isUnavailable } from '../plants/mongo-errors.js';
 import { idDigits, newPlantBody, type StoredPlant } from './event-body.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type AttemptOutcome } from './send-webhook.js';
@@ -127,10 +128,19 @@ export class DeliveryWorker {
     this.wakeUp = undefined;
   }
 
+  /**
+   * Once MongoDB can be reached. An index it refuses (one of the same name or keys with other
+   * options, say) is logged and left: claims still work, by scanning the collection.
+   */
   private async ensureIndex(): Promise<void> {
     if (this.indexed) return;
     const { key, ...options } = DUE_INDEX;
-    await this.plants.createIndex(key, options, undefined);
+    try {
+      await this.plants.createIndex(key, options, undefined);
+    } catch (error) {
+      if (isUnavailable(error)) throw error;
+      this.log.error({ err: error }, `webhooks: could not create the index ${options.name}; due events are found by scanning the collection`);
+    }
     this.indexed = true;
   }
 

@@ -7,6 +7,7 @@ import { buildApp } from '../../server/app.js';
 import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
 import { newWebhookRecord } from '../../server/webhooks/webhook-record.js';
 import { postPlant, testConfig, testMongoUri } from '../helpers/app.js';
+import { captureLogs } from '../helpers/log-capture.js';
 import { allIn, eventOf, waitForEvent, webhookEnv, useWebhookReceiver } from '../helpers/webhooks.js';
 
 const SECRET = newWebhookSecret();
@@ -48,6 +49,22 @@ describe('closing the app', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
     expect(await eventOf(t.plants, 2)).toMatchObject({ deliveries: [{ state: 'delivered', attempts: 1 }] });
     expect(hooks.receiver.received).toHaveLength(1);
+  });
+});
+
+describe('the due index', () => {
+  it('is sparse on webhook.dueAt; one MongoDB refuses is logged, and events are delivered all the same', async () => {
+    const logs = captureLogs();
+    const t = await hooks.startApp({ env: webhookEnv([hooks.receiver.url()], SECRET, { LOG_LEVEL: 'error' }), overrides: { logStream: logs.stream } });
+    // Same keys, other options: createIndex fails with IndexOptionsConflict.
+    await t.plants.createIndex({ 'webhook.dueAt': 1 }, { name: 'dueAt_plain' }, undefined);
+    await postPlant(t.app, { id: 30, name: 'Ash' });
+    await waitForEvent(t.plants, 30, allIn('delivered'));
+    expect(logs.lines().map((line) => line.msg)).toContain('webhooks: could not create the index webhook_dueAt; due events are found by scanning the collection');
+
+    const other = await hooks.startApp({ env: webhookEnv([hooks.receiver.url()], SECRET) });
+    await other.app.ready();
+    await expect.poll(async () => (await other.plants.indexes()).find((index) => index.name === 'webhook_dueAt')).toMatchObject({ key: { 'webhook.dueAt': 1 }, sparse: true });
   });
 });
 
