@@ -108,6 +108,30 @@ describe('SIGKILL', () => {
   }, 60_000);
 });
 
+describe('SIGTERM', () => {
+  it('during an attempt the receiver does not answer: the process exits 0 within seconds, the delivery released for the next instance', async () => {
+    const database = freshDatabase();
+    const receiver = await startWebhookReceiver({ secret: SECRET });
+    receiver.respond = () => 'hang';
+    const service = await startService(serviceEnv(database.uri, [receiver.url()], { WEBHOOK_TIMEOUT_MS: '30000' }));
+    try {
+      expect((await postJson(`${service.url}/plants`, { id: 3, name: 'Oak' }, TOKEN)).status).toBe(200);
+      await receiver.waitFor((received) => received.length === 1);
+      const signalAt = performance.now();
+      expect(await service.stop('SIGTERM')).toBe(0);
+      expect(performance.now() - signalAt).toBeLessThan(5_000);
+      const event = (await database.plants.findOne({ _id: Long.fromNumber(3) }))?.webhook;
+      expect(event).toMatchObject({ claims: 1, deliveries: [{ state: 'pending', attempts: 0 }] });
+      expect(event?.lease).toBeUndefined();
+      expect(event?.dueAt?.getTime()).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await service.stop('SIGKILL');
+      await receiver.close();
+      await database.drop();
+    }
+  });
+});
+
 describe('two service processes on one MongoDB', () => {
   it('1,000 creates: every event reaches each of two URLs exactly once, and both processes deliver', async () => {
     const database = freshDatabase();
