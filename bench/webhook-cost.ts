@@ -5,9 +5,9 @@
  *    insert (and the worker's sparse index on the collection), no worker running: the cost every
  *    create pays for WEBHOOK_URLS.
  * 2. The whole service: the compiled service in a child, without and with WEBHOOK_URLS (a receiver
- *    on loopback in this process answering 200), so its own worker delivers as it serves. Rounds
- *    are a fixed number of creates; each webhook round then waits until every event has arrived,
- *    so the next round starts on a quiet MongoDB, and the wait is reported.
+ *    on loopback in this process answering 200), so its own worker delivers as it serves. Each
+ *    webhook round then waits until every event has arrived, so the next round starts on a quiet
+ *    MongoDB, and the wait is reported.
  * Rounds are interleaved (A B, A B...) so drift hits both alike; figures are medians.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,7 +25,7 @@ import { MongoPlantStore, PLANTS_COLLECTION } from '../server/plants/mongo-plant
 import { DUE_INDEX } from '../server/webhooks/webhook-record.js';
 
 const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
-const plan = args.quick ? { rounds: 3, creates: 2_000, warmupCreates: 500, storeCreates: 2_000 } : { rounds: 5, creates: 3_000, warmupCreates: 1_000, storeCreates: 5_000 };
+const plan = args.quick ? { rounds: 3, seconds: 2, warmupSeconds: 1, storeCreates: 2_000 } : { rounds: 5, seconds: 3, warmupSeconds: 1, storeCreates: 5_000 };
 /** How long a webhook round may take to deliver its events: the emulator finds due events by scanning. */
 const DRAIN_TIMEOUT_MS = 600_000;
 const CONNECTIONS = 50;
@@ -92,33 +92,33 @@ async function measureService(mongoUri: string): Promise<void> {
   const drains: number[] = [];
   try {
     let created = 0;
-    const load = async (kind: keyof typeof servers, amount: number): Promise<MeasuredRound> => {
+    const load = async (kind: keyof typeof servers, seconds: number): Promise<MeasuredRound> => {
       const server = servers[kind];
       const before = await server.usage();
-      const round = await runRound({ url: server.url, requests: [createPlantRequest(REST.path, TOKEN)], connections: CONNECTIONS, amount });
+      const round = await runRound({ url: server.url, requests: [createPlantRequest(REST.path, TOKEN)], connections: CONNECTIONS, durationSeconds: seconds });
       if (kind === 'webhooks') {
         created += round.requests;
-        const started = performance.now();
+        const draining = performance.now();
         await receiver.waitFor((received) => received.length >= created, DRAIN_TIMEOUT_MS);
-        drains.push(performance.now() - started);
+        drains.push(performance.now() - draining);
       }
       // The CPU of delivering counts too: read after the events have gone out.
       const after = await server.usage();
       return { ...round, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / round.requests };
     };
-    await load('plain', plan.warmupCreates);
-    await load('webhooks', plan.warmupCreates);
+    await load('plain', plan.warmupSeconds);
+    await load('webhooks', plan.warmupSeconds);
     drains.length = 0;
     const rounds: Record<keyof typeof servers, MeasuredRound[]> = { plain: [], webhooks: [] };
     for (let round = 0; round < plan.rounds; round += 1) {
-      rounds.plain.push(await load('plain', plan.creates));
-      rounds.webhooks.push(await load('webhooks', plan.creates));
+      rounds.plain.push(await load('plain', plan.seconds));
+      rounds.webhooks.push(await load('webhooks', plan.seconds));
     }
     const summaries: ContenderSummary[] = [
       { label: 'POST /plants, WEBHOOK_URLS unset', reference: false, rounds: rounds.plain },
       { label: 'POST /plants, WEBHOOK_URLS set (delivering)', reference: false, rounds: rounds.webhooks },
     ];
-    console.log(`\n2. The whole service (autocannon, ${CONNECTIONS} connections, ${plan.rounds} interleaved rounds of ${plan.creates} creates):`);
+    console.log(`\n2. The whole service (autocannon, ${CONNECTIONS} connections, ${plan.rounds} interleaved rounds of ${plan.seconds} s):`);
     console.log(formatTable(summaries));
     const unverified = receiver.received.filter((request) => request.verifyError !== undefined).length;
     console.log(`  events received ${receiver.received.length} of ${created} created (${unverified} failed verification)`);
