@@ -7,7 +7,7 @@
 export { appRouter, createCaller, type AppRouter } from './routers/app.js';
 export { createContextFactory, type Context } from './routers/context.js';
 export { createPlantStoreClient, type PlantStoreClientOptions } from './client/create-client.js';
-export { buildApp, type AppConfig } from './server/app.js';
+export { buildApp, createAppCaller, type AppConfig } from './server/app.js';
 export { loadConfig, type Config } from './server/config.js';
 export { createTokenVerifier } from './server/auth/bearer-tokens.js';
 export { MongoPlantStore } from './server/plants/mongo-plant-store.js';

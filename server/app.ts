@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyLoggerOptions } from 'fastify';
-import { appRouter } from '../routers/app.js';
-import { createContextFactory } from '../routers/context.js';
+import { appRouter, createCaller } from '../routers/app.js';
+import { createContextFactory, type Context } from '../routers/context.js';
 import type { PlantStore } from '../routers/plant-store.js';
 import { createTokenVerifier } from './auth/bearer-tokens.js';
 import type { Config } from './config.js';
@@ -16,10 +16,11 @@ import { registerJsonBodyParser } from './http/json-body.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { registerDocsRoutes } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { MongoPlantStore } from './plants/mongo-plant-store.js';
+import { MongoPlantStore, PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerRestRoutes } from './routes/rest-routes.js';
 import { registerTrpcRoutes } from './routes/trpc-routes.js';
+import { registerWebhooks } from './webhooks/register-webhooks.js';
 
 /** What the app needs from configuration: a MongoDB to use and at least one token. */
 export type AppConfig = Omit<Config, 'mongodb'> & { mongodb: Config['mongodb'] & { uri: string } };
@@ -84,11 +85,25 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   app.get('/openapi.json', async () => openApiDocument);
   await registerDocsRoutes(app, { document: openApiDocument });
 
-  // The plant API: one router, served as REST and as tRPC.
+  // The plant API: one router, served as REST and as tRPC, and in process (createAppCaller).
   const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) }), fastPath: config.http.fastPath };
+  contextFactories.set(app, api.createContext);
   await registerRestRoutes(app, api);
   await registerTrpcRoutes(app, api);
   return app;
+}
+
+const contextFactories = new WeakMap<FastifyInstance, (authorization: string | undefined) => Context>();
+
+/**
+ * The procedures in process, on the app's own store: what they create is recorded for its
+ * webhooks like any create over HTTP (`await app.ready()` starts the delivery worker,
+ * `app.close()` stops it). `authorization` is judged as the Authorization header would be.
+ */
+export function createAppCaller(app: FastifyInstance, authorization: string | undefined) {
+  const createContext = contextFactories.get(app);
+  if (createContext === undefined) throw new Error('createAppCaller takes an app made by buildApp');
+  return createCaller(createContext(authorization));
 }
 
 /**
@@ -104,10 +119,12 @@ function requestTimeoutOptions(requestTimeoutMs: number) {
   };
 }
 
-/** One MongoClient per app, closed with it. */
+/** One MongoClient per app, closed with it, and the webhook worker on the same client. */
 function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
   const client = createMongoClient(config.mongodb);
   app.addHook('onClose', async () => client.close());
   const { w, journal } = config.mongodb.writeConcern;
-  return new MongoPlantStore(client.db(config.mongodb.dbName), { w, journal });
+  const db = client.db(config.mongodb.dbName);
+  const events = registerWebhooks(app, { db, collection: PLANTS_COLLECTION, writeConcern: { w, journal }, config });
+  return new MongoPlantStore(db, { w, journal }, events);
 }

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
+import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecret, type WebhookConfig } from './webhooks/webhook-config.js';
 
 /**
  * Service configuration, read from the environment once at start-up and passed down.
@@ -59,6 +60,12 @@ const EnvSchema = z.object({
   /** Unset: no limit. Else failed authentications allowed per client address per window. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().optional(),
   AUTH_FAILURE_WINDOW_MS: positiveInt(60_000),
+  // The new-plant webhook: server/webhooks/.
+  WEBHOOK_URLS: csv.superRefine(checkWebhookUrls),
+  WEBHOOK_SECRET: webhookSecret,
+  WEBHOOK_RETRY_BASE_MS: positiveInt(5_000).refine((ms) => ms <= MAX_RETRY_DELAY_MS, { error: 'must be at most 3600000 (one hour)' }),
+  WEBHOOK_MAX_ATTEMPTS: positiveInt(10),
+  WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
 });
 
 export interface Config {
@@ -86,6 +93,7 @@ export interface Config {
   };
   /** Off when undefined: see server/http/auth-failure-limit.ts. */
   authFailureLimit: { max: number; windowMs: number } | undefined;
+  webhooks: WebhookConfig;
 }
 
 /**
@@ -112,6 +120,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       throw new ConfigError(`Invalid configuration:\n  ${missing.join(' and ')} must be set when NODE_ENV=production`);
     }
   }
+  const webhooks = { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, timeoutMs: e.WEBHOOK_TIMEOUT_MS };
+  const webhookProblem = webhookConfigProblem(webhooks);
+  if (webhookProblem) throw new ConfigError(`Invalid configuration:\n  ${webhookProblem}`);
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -133,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       fastPath: e.FAST_PATH,
     },
     authFailureLimit: e.AUTH_FAILURE_LIMIT === undefined ? undefined : { max: e.AUTH_FAILURE_LIMIT, windowMs: e.AUTH_FAILURE_WINDOW_MS },
+    webhooks,
   };
 }
 

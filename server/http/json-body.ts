@@ -25,7 +25,12 @@ export function utf8Body(bytes: Buffer): string | Error {
  */
 export function registerJsonBodyParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes: Buffer, done) => {
+    // Clients often send Content-Type on every request: an empty DELETE is no body, not an empty one.
+    if (bytes.length === 0 && request.method === 'DELETE') {
+      done(null, undefined);
+      return;
+    }
     const body = utf8Body(bytes);
     if (body instanceof Error) {
       done(body);

@@ -8,6 +8,7 @@ import { int64Json } from '../../schemas/int64-json.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
 import { addExamples, addHttpLayerExamples } from './examples.js';
 import { addResponseHeaders, RESPONSE_HEADERS } from './response-headers.js';
+import { addNewPlantWebhook } from '../webhooks/openapi-webhook.js';
 import { operationsOf, type OpenApiOperation } from './operations.js';
 
 /** A fresh object per response: each gets examples of its own. */
@@ -30,6 +31,7 @@ const HTTP_LAYER_RESPONSES: Record<keyof typeof HTTP_LAYER_EXAMPLES, string> = {
  * - the headers: `X-Request-Id` on every answer, `WWW-Authenticate` on 401, `Retry-After` on
  *   429 and 503, `Link` on a page;
  * - an example for every status of every operation, from schemas/examples.ts;
+ * - the new-plant webhook, in the `webhooks` section;
  * - the exact bounds of int64 fields.
  *
  * The server URL is relative (`/`): the configured host and port are often not where a client
@@ -66,6 +68,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     headers: RESPONSE_HEADERS,
   };
   document.security = [{ bearerAuth: [] }];
+  addNewPlantWebhook(document);
   addInt64Bounds(document);
   // The bounds and example ids are bigints: as markers, they are written out as exact JSON numbers.
   return int64Json.mark(document) as OpenAPIObject;

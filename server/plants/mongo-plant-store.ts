@@ -2,6 +2,8 @@ import { Long, MongoServerError, type Collection, type Db, type WriteConcernSett
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
 import type { Int64 } from '../../schemas/int64.js';
 import type { NewPlant, Plant, StoredPlant } from '../../schemas/plant.js';
+import type { EventRecorder } from '../webhooks/register-webhooks.js';
+import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
 import { isUnavailable } from './mongo-errors.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
@@ -10,6 +12,8 @@ export interface PlantDocument {
   name: string;
   tag?: string;
   createdAt: Date;
+  /** The new-plant event, written by the same insert (server/webhooks/webhook-record.ts); absent without WEBHOOK_URLS. */
+  webhook?: WebhookRecord;
 }
 
 export const PLANTS_COLLECTION = 'plants';
@@ -25,16 +29,19 @@ export class MongoPlantStore implements PlantStore {
   constructor(
     private readonly db: Db,
     writeConcern: WriteConcernSettings,
+    private readonly events?: EventRecorder,
   ) {
     this.plants = db.collection<PlantDocument>(PLANTS_COLLECTION, { writeConcern });
   }
 
   async create(plant: NewPlant): Promise<Plant> {
+    const createdAt = new Date();
     const document: PlantDocument = {
       _id: toLong(plant.id),
       name: plant.name,
       ...(plant.tag !== undefined && { tag: plant.tag }),
-      createdAt: new Date(),
+      createdAt,
+      ...(this.events && { webhook: newWebhookRecord(this.events.urls, createdAt) }),
     };
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -42,12 +49,14 @@ export class MongoPlantStore implements PlantStore {
         // a write concern error rejects (and is answered 503 by toStoreError), so no 200 goes out unacknowledged.
         const { acknowledged } = await this.plants.insertOne(document);
         if (!acknowledged) throw new Error('the insert was not acknowledged: MONGODB_WRITE_CONCERN must be at least 1');
+        this.events?.recorded();
         return toPlant(document);
       } catch (error) {
         if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw toStoreError(error);
       }
       // The id is taken: a retry of the same create answers the stored plant; anything else conflicts.
-      const stored = await this.plants.findOne({ _id: document._id }).catch((error: unknown) => {
+      // Its event is the one recorded with it: a replay records none.
+      const stored = await this.plants.findOne({ _id: document._id }, { projection: { name: 1, tag: 1 } }).catch((error: unknown) => {
         throw toStoreError(error);
       });
       if (stored) {

@@ -59,7 +59,9 @@ describe('the API docs at /docs, in Chromium', () => {
   it('loads without a token, with every asset from this server', async () => {
     const response = await page.goto(`${origin}/docs`);
     expect(response?.status()).toBe(200);
-    await expect.poll(() => page.locator('.opblock-post').count()).toBe(1);
+    // POST /plants, and the new-plant webhook in Swagger UI's Webhooks section.
+    await expect.poll(() => page.locator('.opblock-post').count()).toBe(2);
+    await expect.poll(() => page.locator('.webhooks .opblock-post', { hasText: '/plant/webhook' }).count()).toBe(1);
     await expect.poll(() => page.locator('.info .title').textContent()).toContain('Plant Store');
     expect(requestedUrls.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
     expect(pageErrors).toEqual([]);

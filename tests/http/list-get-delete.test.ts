@@ -144,6 +144,12 @@ describe('DELETE /plants/{id}', () => {
     expectError(await del('/plants/1', {}), 401, /^missing bearer token/);
   });
 
+  it('takes a DELETE that says Content-Type: application/json with no body', async () => {
+    await store(5);
+    const response = await testApp.app.inject({ method: 'DELETE', url: '/plants/5', headers: { ...auth, 'content-type': 'application/json' } });
+    expect(response.statusCode).toBe(204);
+  });
+
   it('deletes only the plant named', async () => {
     await store(1, 2, 3);
     expect((await del('/plants/2')).statusCode).toBe(204);

@@ -1,3 +1,5 @@
+import type { WebhookCheck } from './verify-webhooks.js';
+
 /** The figures one load run measured. */
 export interface LoadReport {
   plants: number;
@@ -14,6 +16,8 @@ export interface LoadReport {
   peakRssBytes: number;
   /** The service's exit code after SIGTERM. */
   exitCode: number | null;
+  /** With a webhook receiver: what it got. */
+  webhooks?: WebhookCheck;
   serviceOutput: string;
 }
 
@@ -27,7 +31,17 @@ export function loadFailures(report: LoadReport): string[] {
     report.wrong > 0 && `${report.wrong} documents differ from what was sent`,
     report.stored !== report.ok && `${report.stored} documents stored for ${report.ok} plants answered 200`,
     report.exitCode !== 0 && `the service exited with ${String(report.exitCode)} after SIGTERM`,
+    ...(report.webhooks ? webhookFailures(report.webhooks) : []),
   ].filter((failure): failure is string => typeof failure === 'string');
+}
+
+function webhookFailures(check: WebhookCheck): (string | false)[] {
+  return [
+    check.missing > 0 && `${check.missing} acknowledged plants' events never arrived`,
+    check.duplicates > 0 && `${check.duplicates} events arrived more than once`,
+    check.unverified > 0 && `${check.unverified} webhook requests failed signature verification`,
+    check.wrong > 0 && `${check.wrong} webhook bodies differ from the plant sent`,
+  ];
 }
 
 export function formatLoadReport(report: LoadReport): string {
@@ -45,5 +59,16 @@ export function formatLoadReport(report: LoadReport): string {
     `  stored not as sent   ${report.wrong}`,
     `  service peak RSS     ${(report.peakRssBytes / 1024 / 1024).toFixed(1)} MiB`,
     `  exit after SIGTERM   ${String(report.exitCode)}`,
+    ...(report.webhooks ? formatWebhookCheck(report.webhooks) : []),
   ].join('\n');
+}
+
+function formatWebhookCheck(check: WebhookCheck): string[] {
+  return [
+    `  webhooks received    ${check.received}, all in ${(check.drainMs / 1000).toFixed(1)} s after the last 200`,
+    `  events missing       ${check.missing}`,
+    `  events duplicated    ${check.duplicates}`,
+    `  signatures refused   ${check.unverified}`,
+    `  bodies not as sent   ${check.wrong}`,
+  ];
 }

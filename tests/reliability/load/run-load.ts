@@ -5,6 +5,8 @@ import { driveLoad, makePlants, type DriveResult } from './drive-load.js';
 import type { LoadReport } from './load-report.js';
 import { startService } from '../../helpers/service-process.js';
 import { verifyStore } from './verify-store.js';
+import { verifyWebhooks } from './verify-webhooks.js';
+import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 
 export interface LoadOptions {
   /** Distinct plants to create, one request each. */
@@ -12,35 +14,53 @@ export interface LoadOptions {
   concurrency: number;
   /** A MongoDB to run against; the run uses a database of its own in it and drops it afterwards. */
   mongoUri: string;
+  /** Also run a webhook receiver on loopback, and wait for every acknowledged plant's event before stopping. */
+  webhooks?: boolean;
 }
+
+/** How long the run waits, after the last answer, for the events still on their way. */
+const WEBHOOK_DRAIN_TIMEOUT_MS = 60_000;
 
 /**
  * Starts the built service on `mongoUri`, creates `plants` distinct plants with `concurrency`
  * clients, stops the service with SIGTERM, then reads the database back.
  */
-export async function runLoad({ plants, concurrency, mongoUri }: LoadOptions): Promise<LoadReport> {
+export async function runLoad({ plants, concurrency, mongoUri, webhooks = false }: LoadOptions): Promise<LoadReport> {
   const token = randomBytes(18).toString('base64url');
   const uri = new ConnectionString(mongoUri);
   const dbName = `plantstore_load_${randomBytes(4).toString('hex')}`;
   uri.pathname = `/${dbName}`;
-  const service = await startService({ MONGODB_URI: uri.toString(), API_TOKENS: token, LOG_LEVEL: 'warn', NODE_ENV: 'production' });
+  const secret = newWebhookSecret();
+  const receiver = webhooks ? await startWebhookReceiver({ secret }) : undefined;
+  const webhookEnv: Record<string, string> = receiver ? { WEBHOOK_URLS: receiver.url(), WEBHOOK_SECRET: secret, WEBHOOK_RETRY_BASE_MS: '100' } : {};
+  const service = await startService({ MONGODB_URI: uri.toString(), API_TOKENS: token, LOG_LEVEL: 'warn', NODE_ENV: 'production', ...webhookEnv });
   const sent = makePlants(plants, 1_000_000 + Math.floor(Math.random() * 1_000_000) * plants);
   let exitCode: number | null;
   let peakRssBytes: number;
   let drive: DriveResult;
+  let lastAnswerAt = 0;
   try {
     drive = await driveLoad({ url: service.url, token, plants: sent, concurrency });
+    lastAnswerAt = Date.now();
     peakRssBytes = await service.peakRssBytes();
+    if (receiver) await waitForEvents(receiver, drive.okIds.length);
   } finally {
     exitCode = await service.stop('SIGTERM');
+    await receiver?.close();
   }
   try {
     const { okIds, ...answers } = drive;
     const store = await verifyStore(uri.toString(), dbName, sent, okIds);
-    return { plants, concurrency, ...answers, ...store, peakRssBytes, exitCode, serviceOutput: service.output() };
+    const webhookCheck = receiver && { webhooks: verifyWebhooks(receiver.received, sent, okIds, lastAnswerAt) };
+    return { plants, concurrency, ...answers, ...store, ...webhookCheck, peakRssBytes, exitCode, serviceOutput: service.output() };
   } finally {
     await dropDatabase(uri.toString(), dbName);
   }
+}
+
+/** Until the receiver has had as many events as plants were acknowledged (or the drain timeout: the check then tells what is missing). */
+async function waitForEvents(receiver: WebhookReceiver, count: number): Promise<void> {
+  await receiver.waitFor((received) => new Set(received.map((request) => request.id)).size >= count, WEBHOOK_DRAIN_TIMEOUT_MS).catch(() => undefined);
 }
 
 async function dropDatabase(uri: string, dbName: string): Promise<void> {

@@ -1,0 +1,250 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Collection, UpdateFilter } from 'mongodb';
+import { isUnavailable } from '../plants/mongo-errors.js';
+import { idDigits, newPlantBody, type StoredPlant } from './event-body.js';
+import { retryDelayMs } from './retry-schedule.js';
+import { sendWebhook, type AttemptOutcome } from './send-webhook.js';
+import type { WebhookSecret } from './webhook-config.js';
+import { DUE_INDEX, type WebhookDelivery, type WebhookRecord } from './webhook-record.js';
+
+export interface DeliveryWorkerOptions {
+  secret: WebhookSecret;
+  retryBaseMs: number;
+  maxAttempts: number;
+  timeoutMs: number;
+  /** How long a claim holds: longer than an attempt and the writes that record it. */
+  leaseMs: number;
+  /** How often an idle worker looks for events other instances recorded, and for leases that ran out. */
+  pollMs: number;
+  /** Events worked on at once by this instance. */
+  concurrency: number;
+  /** At shutdown, how long attempts in flight may take before they are abandoned and released. */
+  finishWithinMs: number;
+}
+
+/** A plant document with its event, as the worker reads it. */
+export type EventDocument = StoredPlant & { webhook: WebhookRecord };
+
+interface Claim {
+  document: EventDocument;
+  token: string;
+  claimedAt: number;
+}
+
+/** A `$set`/`$unset` pair, merged before it is written. */
+interface FieldChanges {
+  $set: Record<string, unknown>;
+  $unset: Record<string, ''>;
+}
+
+/**
+ * Delivers the recorded new-plant events, driven from MongoDB. It claims one due event at a time
+ * (`findOneAndUpdate` moving `webhook.dueAt` a lease ahead and stamping it with a token), sends
+ * its due deliveries, writes each outcome back under that token, and releases the event with the
+ * due time of its next retry. Instances sharing a MongoDB share the work; a claim whose instance
+ * died falls due again when its lease runs out.
+ */
+export class DeliveryWorker {
+  private readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly shutdown = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private indexed = false;
+  /** Set by `nudge`, so one that comes while the loop is busy is not slept through. */
+  private nudged = false;
+  private wakeUp: (() => void) | undefined;
+  /** The earliest due time this worker set itself: it wakes for it rather than the next poll. */
+  private nextDueAt = Number.POSITIVE_INFINITY;
+
+  constructor(
+    private readonly plants: Collection<EventDocument>,
+    private readonly options: DeliveryWorkerOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** An event was just recorded here: look now rather than at the next poll. */
+  nudge(): void {
+    this.nudged = true;
+    this.wakeUp?.();
+  }
+
+  /** Claims no more; gives attempts in flight `finishWithinMs`, then abandons and releases the rest. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeUp?.();
+    await this.loop;
+    const settled = Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, this.options.finishWithinMs)))]);
+    clearTimeout(timer);
+    this.shutdown.abort();
+    await settled;
+  }
+
+  private isStopping(): boolean {
+    return this.stopping;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let retryInMs: number | undefined;
+      try {
+        await this.ensureIndex();
+        this.nudged = false;
+        if (this.nextDueAt <= Date.now()) this.nextDueAt = Number.POSITIVE_INFINITY;
+        // Read through a method: stop() may have been called during an await.
+        while (!this.isStopping() && this.inFlight.size < this.options.concurrency) {
+          const claim = await this.claim();
+          if (!claim) break;
+          this.track(this.deliver(claim));
+        }
+      } catch (error) {
+        this.log.warn({ err: error }, 'webhooks: could not claim due events; trying again shortly');
+        retryInMs = this.options.pollMs;
+      }
+      await this.sleep(retryInMs);
+    }
+  }
+
+  /** Until a nudge, a free slot when all are busy, this worker's next due time, or the poll interval. */
+  private async sleep(forMs?: number): Promise<void> {
+    if (this.stopping || (this.nudged && forMs === undefined)) return;
+    const full = this.inFlight.size >= this.options.concurrency;
+    const untilDue = Math.max(0, this.nextDueAt - Date.now());
+    const ms = forMs ?? (full ? this.options.pollMs : Math.min(this.options.pollMs, untilDue));
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.wakeUp = resolve;
+      timer = setTimeout(resolve, ms);
+    });
+    clearTimeout(timer);
+    this.wakeUp = undefined;
+  }
+
+  /**
+   * Once MongoDB can be reached. An index it refuses (one of the same name or keys with other
+   * options, say) is logged and left: claims still work, by scanning the collection.
+   */
+  private async ensureIndex(): Promise<void> {
+    if (this.indexed) return;
+    const { key, ...options } = DUE_INDEX;
+    try {
+      await this.plants.createIndex(key, options, undefined);
+    } catch (error) {
+      if (isUnavailable(error)) throw error;
+      this.log.error({ err: error }, `webhooks: could not create the index ${options.name}; due events are found by scanning the collection`);
+    }
+    this.indexed = true;
+  }
+
+  private async claim(): Promise<Claim | undefined> {
+    const claimedAt = Date.now();
+    const token = randomBytes(12).toString('base64url');
+    const document = await this.plants.findOneAndUpdate(
+      { 'webhook.dueAt': { $lte: new Date(claimedAt) } },
+      {
+        $set: { 'webhook.dueAt': new Date(claimedAt + this.options.leaseMs), 'webhook.lease': { owner: this.owner, token } },
+        $inc: { 'webhook.claims': 1 },
+      },
+      { sort: { 'webhook.dueAt': 1 }, returnDocument: 'after', projection: { name: 1, tag: 1, webhook: 1 } },
+    );
+    return document ? { document, token, claimedAt } : undefined;
+  }
+
+  private track(task: Promise<void>): void {
+    const tracked = task
+      .catch((error: unknown) => {
+        this.log.error({ err: error }, 'webhooks: delivering an event failed unexpectedly; its lease will run out and it will be retried');
+      })
+      .finally(() => {
+        this.inFlight.delete(tracked);
+        this.wakeUp?.();
+      });
+    this.inFlight.add(tracked);
+  }
+
+  /** Sends every due delivery of a claimed event at once; records each outcome as it comes, the last with the release. */
+  private async deliver({ document, token, claimedAt }: Claim): Promise<void> {
+    const body = newPlantBody(document);
+    const deliveries = document.webhook.deliveries.map((delivery) => ({ ...delivery }));
+    const due = deliveries.flatMap((delivery, index) =>
+      delivery.state === 'pending' && (delivery.nextAttemptAt?.getTime() ?? 0) <= claimedAt ? [index] : [],
+    );
+    let writes = Promise.resolve();
+    const record = (changes: FieldChanges) => (writes = writes.then(() => this.write(document, token, changes)));
+    if (due.length === 0) return record(this.release(deliveries));
+    let remaining = due.length;
+    await Promise.all(
+      due.map(async (index) => {
+        const delivery = deliveries[index];
+        if (!delivery) return;
+        const outcome = await sendWebhook({ url: delivery.url, id: delivery.id, body, secret: this.options.secret, timeoutMs: this.options.timeoutMs, shutdown: this.shutdown.signal });
+        const changes = this.apply(outcome, delivery, index, document);
+        remaining -= 1;
+        await record(remaining === 0 ? merge(changes, this.release(deliveries)) : changes);
+      }),
+    );
+  }
+
+  /** Updates `delivery` with an attempt's outcome and says what to write; logs what a person should know. */
+  private apply(outcome: AttemptOutcome, delivery: WebhookDelivery, index: number, document: EventDocument): FieldChanges {
+    const changes: FieldChanges = { $set: {}, $unset: {} };
+    if (outcome.kind === 'abandoned') return changes;
+    const now = new Date();
+    const context = { webhookId: delivery.id, url: delivery.url, plantId: idDigits(document._id), attempts: delivery.attempts + 1 };
+    delivery.attempts += 1;
+    delivery.lastAttemptAt = now;
+    delete delivery.nextAttemptAt;
+    if (outcome.kind === 'delivered') {
+      delivery.state = 'delivered';
+      delivery.deliveredAt = now;
+      this.log.debug({ ...context, status: outcome.status }, 'webhook delivered');
+    } else if (outcome.kind === 'gone' || delivery.attempts >= this.options.maxAttempts) {
+      delivery.state = 'failed';
+      delivery.failedAt = now;
+      delivery.lastError = outcome.error;
+      this.log.error({ ...context, lastError: outcome.error }, 'webhook delivery failed: no further attempts');
+    } else {
+      const delayMs = retryDelayMs(delivery.attempts, this.options.retryBaseMs, outcome.retryAfterMs);
+      delivery.nextAttemptAt = new Date(now.getTime() + delayMs);
+      delivery.lastError = outcome.error;
+      this.log.warn({ ...context, error: outcome.error, retryInMs: delayMs }, 'webhook attempt failed; it will be retried');
+    }
+    changes.$set[`webhook.deliveries.${index}`] = delivery;
+    return changes;
+  }
+
+  /** Ends the claim: due again at the earliest pending attempt, or out of the due index when none is left. */
+  private release(deliveries: readonly WebhookDelivery[]): FieldChanges {
+    const pending = deliveries.filter((delivery) => delivery.state === 'pending').map((delivery) => delivery.nextAttemptAt?.getTime() ?? 0);
+    if (pending.length === 0) return { $set: {}, $unset: { 'webhook.dueAt': '', 'webhook.lease': '' } };
+    const dueAt = Math.min(...pending);
+    this.nextDueAt = Math.min(this.nextDueAt, dueAt);
+    return { $set: { 'webhook.dueAt': new Date(dueAt) }, $unset: { 'webhook.lease': '' } };
+  }
+
+  /** Writes under the claim's token, so an instance whose lease ran out cannot overwrite the next one's work. */
+  private async write(document: EventDocument, token: string, changes: FieldChanges): Promise<void> {
+    const update: UpdateFilter<EventDocument> = {};
+    if (Object.keys(changes.$set).length > 0) update.$set = changes.$set;
+    if (Object.keys(changes.$unset).length > 0) update.$unset = changes.$unset;
+    if (Object.keys(update).length === 0) return;
+    try {
+      const { matchedCount } = await this.plants.updateOne({ _id: document._id, 'webhook.lease.token': token }, update);
+      if (matchedCount === 0) this.log.warn({ plantId: idDigits(document._id) }, 'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt');
+    } catch (error) {
+      this.log.warn({ err: error, plantId: idDigits(document._id) }, 'webhooks: could not record an outcome; the attempt will be repeated when the lease runs out');
+    }
+  }
+}
+
+function merge(a: FieldChanges, b: FieldChanges): FieldChanges {
+  return { $set: { ...a.$set, ...b.$set }, $unset: { ...a.$unset, ...b.$unset } };
+}

@@ -1,0 +1,46 @@
+/**
+ * `npm run webhooks:failed`: lists the new-plant webhook deliveries given up on (after
+ * WEBHOOK_MAX_ATTEMPTS, or a 410), in the MongoDB of MONGODB_URI.
+ * `-- --replay` makes them pending again (same webhook-id, attempts from zero); a running
+ * instance with WEBHOOK_SECRET delivers them. `-- --id msg_…` picks one delivery.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { createMongoClient } from '../db/mongo-client.js';
+import { PLANTS_COLLECTION } from '../plants/mongo-plant-store.js';
+import type { EventDocument } from './delivery-worker.js';
+import { listFailed, replayFailed } from './failed-events.js';
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { replay: { type: 'boolean', default: false }, id: { type: 'string' } } });
+  const config = loadConfig(process.env);
+  const { uri } = config.mongodb;
+  if (uri === undefined) {
+    console.error('MONGODB_URI must be set: the MongoDB whose events to read');
+    return 2;
+  }
+  const client = createMongoClient({ uri, timeoutMs: config.mongodb.timeoutMs });
+  try {
+    const plants = client.db(config.mongodb.dbName).collection<EventDocument>(PLANTS_COLLECTION, { writeConcern: config.mongodb.writeConcern, promoteLongs: false });
+    const failed = await listFailed(plants, values.id);
+    for (const delivery of failed) {
+      const when = delivery.failedAt?.toISOString() ?? '?';
+      console.log(`plant ${delivery.plantId}  ${delivery.webhookId}  ${delivery.url}  ${delivery.attempts} attempts, failed ${when}: ${delivery.lastError ?? '?'}`);
+    }
+    console.log(`${failed.length} failed deliver${failed.length === 1 ? 'y' : 'ies'}`);
+    if (values.replay && failed.length > 0) {
+      const { replayed, busy } = await replayFailed(plants, values.id);
+      console.log(`replayed ${replayed}${busy > 0 ? `; ${busy} skipped, their event being worked on by an instance: run again` : ''}`);
+    }
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : `webhooks:failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}

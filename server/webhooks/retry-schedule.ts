@@ -1,0 +1,22 @@
+import { MAX_RETRY_DELAY_MS } from './webhook-config.js';
+
+/**
+ * How long to wait after the `failedAttempts`-th failure: `baseMs` doubled for each attempt
+ * after the first, capped at one hour, then "equal jitter" (somewhere between half and all of
+ * it) so that events that failed together do not all come back at the same moment.
+ * A receiver's `Retry-After` is honoured when it asks for longer, still within the hour.
+ */
+export function retryDelayMs(failedAttempts: number, baseMs: number, retryAfterMs = 0, random: () => number = Math.random): number {
+  const full = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.max(0, failedAttempts - 1));
+  const jittered = Math.round(full / 2 + (random() * full) / 2);
+  return Math.min(MAX_RETRY_DELAY_MS, Math.max(jittered, retryAfterMs));
+}
+
+/** A `Retry-After` header (seconds, or an HTTP date) as milliseconds from `nowMs`; 0 when absent or unreadable. */
+export function parseRetryAfter(header: string | null, nowMs: number): number {
+  if (header === null) return 0;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? 0 : Math.max(0, at - nowMs);
+}

@@ -1,0 +1,56 @@
+import { signWebhook } from './signing.js';
+import type { WebhookSecret } from './webhook-config.js';
+import { parseRetryAfter } from './retry-schedule.js';
+
+/** What one attempt came to. */
+export type AttemptOutcome =
+  /** Any 2xx. */
+  | { kind: 'delivered'; status: number }
+  /** 410 Gone: the receiver asks not to be sent this again; no further attempts. */
+  | { kind: 'gone'; error: string }
+  /** Anything else: another status (3xx included: redirects are not followed), no connection, no answer in time. */
+  | { kind: 'failed'; error: string; retryAfterMs: number }
+  /** Given up at shutdown before an answer came: the attempt does not count. */
+  | { kind: 'abandoned' };
+
+export interface Attempt {
+  url: string;
+  id: string;
+  body: string;
+  secret: WebhookSecret;
+  timeoutMs: number;
+  /** Aborted when the instance shuts down. */
+  shutdown: AbortSignal;
+}
+
+/** POSTs one event to one URL, signed for this attempt, and says how it went. Never throws. */
+export async function sendWebhook({ url, id, body, secret, timeoutMs, shutdown }: Attempt): Promise<AttemptOutcome> {
+  const started = Date.now();
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'plant-store-webhooks', ...signWebhook(secret, id, body) },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), shutdown]),
+    });
+    // The answer's body is not read: only its status counts, and a receiver may send a large one.
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status >= 200 && response.status < 300) return { kind: 'delivered', status: response.status };
+    if (response.status === 410) return { kind: 'gone', error: 'HTTP 410 Gone' };
+    const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
+    return { kind: 'failed', error: `HTTP ${response.status}${redirect}`, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()) };
+  } catch (error) {
+    if (shutdown.aborted) return { kind: 'abandoned' };
+    return { kind: 'failed', error: describeFailure(error, timeoutMs, Date.now() - started), retryAfterMs: 0 };
+  }
+}
+
+function describeFailure(error: unknown, timeoutMs: number, elapsedMs: number): string {
+  if (error instanceof DOMException && error.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  // fetch wraps network errors: "fetch failed", with the system error as its cause.
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return typeof code === 'string' ? `${code}: ${message} after ${elapsedMs} ms` : `${message} after ${elapsedMs} ms`;
+}

@@ -1,0 +1,19 @@
+import { createHmac } from 'node:crypto';
+import type { WebhookSecret } from './webhook-config.js';
+
+/** The Standard Webhooks headers of one attempt. */
+export interface SignedHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/**
+ * Standard Webhooks v1: `v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes, of
+ * `id.timestamp.body` over the exact body sent. The timestamp is the attempt's, in Unix seconds.
+ */
+export function signWebhook(secret: WebhookSecret, id: string, body: string, now: Date = new Date()): SignedHeaders {
+  const timestamp = String(Math.floor(now.getTime() / 1000));
+  const signature = createHmac('sha256', secret.key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+}

@@ -1,0 +1,88 @@
+import { inspect } from 'node:util';
+import { z } from 'zod';
+
+/** The webhook settings, validated once at start-up (server/config.ts) and passed down. */
+export interface WebhookConfig {
+  /** Where each new plant's event goes. Empty: no events are recorded. */
+  urls: string[];
+  /** The signing key. Unset: this instance delivers nothing (and records nothing: URLs need it). */
+  secret: WebhookSecret | undefined;
+  /** The first retry waits about this long; each further one twice as long, up to an hour. */
+  retryBaseMs: number;
+  /** Attempts per event and URL before it is marked failed. */
+  maxAttempts: number;
+  /** How long one attempt waits for the receiver's answer. */
+  timeoutMs: number;
+}
+
+const SECRET_PREFIX = 'whsec_';
+/** Standard Webhooks: keys of 24 to 64 random bytes. */
+const MIN_SECRET_BYTES = 24;
+const MAX_SECRET_BYTES = 64;
+export const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
+
+/**
+ * A Standard Webhooks secret: `whsec_` and the base64 of the key. Only the decoded key is kept,
+ * and it never prints: a config object that reaches a log shows `[webhook secret]`.
+ */
+export class WebhookSecret {
+  readonly #key: Buffer;
+
+  private constructor(key: Buffer) {
+    this.#key = key;
+  }
+
+  /** The secret, or undefined when `text` is not `whsec_` + padded base64 of 24–64 bytes. */
+  static parse(text: string): WebhookSecret | undefined {
+    if (!text.startsWith(SECRET_PREFIX)) return undefined;
+    const encoded = text.slice(SECRET_PREFIX.length);
+    const key = Buffer.from(encoded, 'base64');
+    // Node's decoder skips characters it does not know; a round trip shows there were none.
+    if (key.toString('base64') !== encoded) return undefined;
+    return key.length >= MIN_SECRET_BYTES && key.length <= MAX_SECRET_BYTES ? new WebhookSecret(key) : undefined;
+  }
+
+  get key(): Buffer {
+    return this.#key;
+  }
+
+  toJSON(): string {
+    return '[webhook secret]';
+  }
+
+  [inspect.custom](): string {
+    return '[webhook secret]';
+  }
+}
+
+const SECRET_MESSAGE = `must be ${SECRET_PREFIX} followed by the base64 (with = padding) of ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} random bytes, as \`openssl rand -base64 32\` makes`;
+
+export const webhookSecret = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    if (value === undefined) return undefined;
+    const secret = WebhookSecret.parse(value.trim());
+    if (!secret) context.addIssue({ code: 'custom', message: SECRET_MESSAGE });
+    return secret;
+  });
+
+/** WEBHOOK_URLS, once split: each an http(s) URL, none twice. */
+export function checkWebhookUrls(urls: string[], context: z.RefinementCtx<string[]>): void {
+  // By position, not by value: a URL can carry a receiver's token.
+  urls.forEach((url, index) => {
+    if (!isHttpUrl(url)) context.addIssue({ code: 'custom', message: `URL ${index + 1} is not an http:// or https:// URL` });
+  });
+  if (new Set(urls).size !== urls.length) context.addIssue({ code: 'custom', message: 'a URL is listed twice' });
+}
+
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+/** The problem with a valid-looking combination of settings, if any. */
+export function webhookConfigProblem(config: Pick<WebhookConfig, 'urls' | 'secret'>): string | undefined {
+  return config.urls.length > 0 && config.secret === undefined ? 'WEBHOOK_SECRET must be set when WEBHOOK_URLS is set' : undefined;
+}

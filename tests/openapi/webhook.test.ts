@@ -1,0 +1,70 @@
+// The new-plant webhook in the OpenAPI document: the full interface's `webhooks./plant/webhook`
+// (../shared/spec/plant-store-full.openapi.json), with the signature headers, served at
+// /openapi.json and /docs; and its example is what the service really sends.
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { buildApp } from '../../server/app.js';
+import { postPlant, testConfig } from '../helpers/app.js';
+import { useWebhookReceiver, webhookEnv } from '../helpers/webhooks.js';
+import { fetchDocument, jsonSchemaOf, resolveRefs, shapeOf, type OpenApiDocument, type Operation } from './openapi-reading.js';
+
+type WithWebhooks = OpenApiDocument & { webhooks?: Record<string, Record<string, WebhookOperation | undefined> | undefined> };
+type WebhookOperation = Operation & {
+  parameters?: { name: string; in: string; required?: boolean; schema?: { type?: string } }[];
+  requestBody?: Operation['requestBody'] & { content: Record<string, { example?: unknown }> };
+};
+
+const FULL_SPEC_URL = new URL('../../../shared/spec/plant-store-full.openapi.json', import.meta.url);
+const SECRET = newWebhookSecret();
+const hooks = useWebhookReceiver(SECRET);
+
+let app: Awaited<ReturnType<typeof buildApp>>;
+let ours: WebhookOperation;
+let spec: WebhookOperation;
+
+beforeAll(async () => {
+  app = await buildApp(testConfig());
+  const webhookOf = (document: WithWebhooks) => {
+    const operation = document.webhooks?.['/plant/webhook']?.post;
+    if (!operation) throw new Error('the document has no POST /plant/webhook webhook');
+    return operation;
+  };
+  ours = webhookOf(await resolveRefs(await fetchDocument(app)));
+  spec = webhookOf(await resolveRefs(JSON.parse(await readFile(FULL_SPEC_URL, 'utf8')) as WithWebhooks));
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe('the webhook in the OpenAPI document', () => {
+  it("has the interface's body (a NewPlant, as JSON) and its 200", () => {
+    expect(Object.keys(ours.requestBody?.content ?? {})).toStrictEqual(['application/json']);
+    expect(shapeOf(jsonSchemaOf(ours.requestBody?.content))).toStrictEqual(shapeOf(jsonSchemaOf(spec.requestBody?.content)));
+    expect(Object.keys(spec.responses)).toStrictEqual(['200']);
+    expect(ours.responses['200']?.description).toBeTruthy();
+  });
+
+  it('documents the three Standard Webhooks headers, all required', () => {
+    expect(ours.parameters?.map(({ name, in: where, required, schema }) => ({ name, in: where, required, type: schema?.type }))).toStrictEqual(
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, type: 'string' })),
+    );
+  });
+
+  it('asks the receiver for no bearer token', () => {
+    expect(ours.security).toStrictEqual([]);
+  });
+
+  it('is shown at /docs (its document, /docs/json)', async () => {
+    const shown = (await fetchDocument(app, '/docs/json')) as WithWebhooks;
+    expect(Object.keys(shown.webhooks ?? {})).toStrictEqual(['/plant/webhook']);
+  });
+
+  it('has an example body that is exactly what the service sends for that plant', async () => {
+    const example = ours.requestBody?.content['application/json']?.example as { id: number; name: string; tag?: string };
+    const sending = await hooks.startApp({ env: webhookEnv([hooks.receiver.url()], SECRET) });
+    await postPlant(sending.app, example);
+    await hooks.receiver.waitFor((received) => received.length === 1);
+    expect(hooks.receiver.received[0]?.body).toBe(JSON.stringify(example));
+  });
+});

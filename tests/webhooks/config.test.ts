@@ -1,0 +1,60 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../server/config.js';
+
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+describe('the webhook configuration', () => {
+  it('is off by default, with the documented retry timing', () => {
+    expect(loadConfig({}).webhooks).toStrictEqual({ urls: [], secret: undefined, retryBaseMs: 5_000, maxAttempts: 10, timeoutMs: 5_000 });
+  });
+
+  it('reads every variable', () => {
+    const { webhooks } = loadConfig({
+      WEBHOOK_URLS: ' https://a.example/hook , http://127.0.0.1:9000/x?key=1 ',
+      WEBHOOK_SECRET: SECRET,
+      WEBHOOK_RETRY_BASE_MS: '250',
+      WEBHOOK_MAX_ATTEMPTS: '3',
+      WEBHOOK_TIMEOUT_MS: '1500',
+    });
+    expect(webhooks).toMatchObject({ urls: ['https://a.example/hook', 'http://127.0.0.1:9000/x?key=1'], retryBaseMs: 250, maxAttempts: 3, timeoutMs: 1500 });
+    expect(webhooks.secret?.key).toStrictEqual(Buffer.alloc(32, 7));
+  });
+
+  it('keeps the secret out of anything printed', () => {
+    const config = loadConfig({ WEBHOOK_SECRET: SECRET });
+    const encoded = SECRET.slice('whsec_'.length);
+    expect(JSON.stringify(config)).not.toContain(encoded);
+    expect(JSON.stringify(config)).toContain('[webhook secret]');
+    expect(inspect(config, { depth: 10 })).not.toContain(encoded);
+    expect(inspect(config, { depth: 10 })).toContain('[webhook secret]');
+  });
+
+  it.each([
+    ['without whsec_', Buffer.alloc(32, 7).toString('base64')],
+    ['not base64', 'whsec_not*base64!'],
+    ['unpadded base64', `whsec_${Buffer.alloc(32, 7).toString('base64').replace(/=+$/, '')}`],
+    ['too short a key (16 bytes)', `whsec_${Buffer.alloc(16, 7).toString('base64')}`],
+    ['too long a key (65 bytes)', `whsec_${Buffer.alloc(65, 7).toString('base64')}`],
+    ['base64url', `whsec_${Buffer.alloc(33, 0xfb).toString('base64url')}`],
+  ])('refuses a WEBHOOK_SECRET %s, naming it and not echoing it', (_case, secret) => {
+    const refusal = () => loadConfig({ WEBHOOK_URLS: 'https://a.example/hook', WEBHOOK_SECRET: secret });
+    expect(refusal).toThrow(ConfigError);
+    expect(refusal).toThrow(/WEBHOOK_SECRET: must be whsec_ followed by the base64/);
+    expect(refusal).not.toThrow(secret);
+  });
+
+  it.each([
+    [{ WEBHOOK_URLS: 'https://a.example/hook' }, 'WEBHOOK_SECRET must be set when WEBHOOK_URLS is set'],
+    [{ WEBHOOK_URLS: 'ftp://a.example/hook', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 1 is not an http:// or https:// URL'],
+    [{ WEBHOOK_URLS: 'https://a.example,not a url', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 2 is not an http:// or https:// URL'],
+    [{ WEBHOOK_URLS: 'https://a.example,https://a.example', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: a URL is listed twice'],
+    [{ WEBHOOK_RETRY_BASE_MS: '0' }, 'WEBHOOK_RETRY_BASE_MS'],
+    [{ WEBHOOK_RETRY_BASE_MS: '3600001' }, 'WEBHOOK_RETRY_BASE_MS: must be at most 3600000'],
+    [{ WEBHOOK_MAX_ATTEMPTS: 'ten' }, 'WEBHOOK_MAX_ATTEMPTS'],
+    [{ WEBHOOK_TIMEOUT_MS: '-5' }, 'WEBHOOK_TIMEOUT_MS'],
+  ])('refuses %o with a message naming the variable', (env, expected) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(expected);
+  });
+});
