@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { driveLoad, makePlants, type DriveResult } from './drive-load.js';
 import type { LoadReport } from './load-report.js';
+import { pageDuringLoad, type PagingReport } from './page-during-load.js';
 import { startService } from '../../helpers/service-process.js';
 import { verifyStore } from './verify-store.js';
 
@@ -16,7 +17,8 @@ export interface LoadOptions {
 
 /**
  * Starts the built service on `mongoUri`, creates `plants` distinct plants with `concurrency`
- * clients, stops the service with SIGTERM, then reads the database back.
+ * clients while another client pages through the list again and again, pages through it once
+ * more, stops the service with SIGTERM, then reads the database back.
  */
 export async function runLoad({ plants, concurrency, mongoUri }: LoadOptions): Promise<LoadReport> {
   const token = randomBytes(18).toString('base64url');
@@ -28,8 +30,11 @@ export async function runLoad({ plants, concurrency, mongoUri }: LoadOptions): P
   let exitCode: number | null;
   let peakRssBytes: number;
   let drive: DriveResult;
+  let paging: PagingReport;
   try {
-    drive = await driveLoad({ url: service.url, token, plants: sent, concurrency });
+    const pager = pageDuringLoad(service.url, token, sent);
+    drive = await driveLoad({ url: service.url, token, plants: sent, concurrency, onOk: pager.acknowledge });
+    paging = await pager.finish(drive.okIds);
     peakRssBytes = await service.peakRssBytes();
   } finally {
     exitCode = await service.stop('SIGTERM');
@@ -37,7 +42,7 @@ export async function runLoad({ plants, concurrency, mongoUri }: LoadOptions): P
   try {
     const { okIds, ...answers } = drive;
     const store = await verifyStore(uri.toString(), dbName, sent, okIds);
-    return { plants, concurrency, ...answers, ...store, peakRssBytes, exitCode, serviceOutput: service.output() };
+    return { plants, concurrency, ...answers, ...store, paging, peakRssBytes, exitCode, serviceOutput: service.output() };
   } finally {
     await dropDatabase(uri.toString(), dbName);
   }
