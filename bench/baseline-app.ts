@@ -1,42 +1,105 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { buildApp, createTokenVerifier, NewPlantSchema, PlantSchema, type AppConfig, type Plant, type PlantStore } from '../index.js';
+import { z } from 'zod';
+import {
+  buildApp,
+  createTokenVerifier,
+  DEFAULT_LIST_LIMIT,
+  ListPlantsInputSchema,
+  NewPlantSchema,
+  PlantIdInputSchema,
+  PlantSchema,
+  StoredPlantSchema,
+  type AppConfig,
+  type Plant,
+  type PlantStore,
+} from '../index.js';
+import { int64Json } from '../schemas/int64-json.js';
 
-/** Where the baseline route answers in the service's app (its `POST /plants` is the service's own). */
+/** Where the baseline routes answer in the service's app (its `/plants` routes are the service's own). */
 export const BASELINE_PATH = '/baseline/plants';
 
+/** The output schemas of listPlants and deletePlant, as their procedures declare them. */
+const PlantListSchema = z.array(StoredPlantSchema);
+const NoOutputSchema = z.void();
+
 /**
- * The yardstick: `POST /plants` as a plain Fastify route doing the same work as the service's
- * (the same bearer-token check, the same zod schemas for input and output, the same store
- * call), added to the service's own app from `buildApp`, so it shares the body parser, request
- * ids, CORS, graceful close and error shapes, with none of the tRPC or trpc-to-openapi layers.
- * So the ratios measure those layers.
+ * The yardstick: the service's plant operations as plain Fastify routes doing the same work
+ * (the same bearer-token check, the same zod schemas for input and output, the same store call,
+ * the same int64 JSON writing), added to the service's own app from `buildApp`, so they share
+ * the body parser, request ids, CORS, graceful close and error shapes, with none of the tRPC or
+ * trpc-to-openapi layers. So the ratios measure those layers.
  */
 export async function buildBaselineApp(config: AppConfig, store: PlantStore): Promise<FastifyInstance> {
   const app = await buildApp(config, { store });
-  app.post(BASELINE_PATH, createPlantRoute(config, store));
+  const verifyToken = createTokenVerifier(config.apiTokens);
+  app.post(BASELINE_PATH, createPlantRoute(verifyToken, store));
+  app.get(BASELINE_PATH, listPlantsRoute(verifyToken, store));
+  app.delete(`${BASELINE_PATH}/:id`, deletePlantRoute(verifyToken, store));
   return app;
 }
 
 /**
- * For reference only: the same route in a bare Fastify app, without the app's common parts
+ * For reference only: the create route in a bare Fastify app, without the app's common parts
  * (request ids, CORS, graceful close, the strict UTF-8 body check, the per-request log controller).
  * What those parts cost is the gap between this and the baseline above.
  */
 export function buildBareBaselineApp(config: AppConfig, store: PlantStore): FastifyInstance {
   const app = Fastify({ logger: { level: config.logLevel }, bodyLimit: config.http.bodyLimit });
-  app.post('/plants', createPlantRoute(config, store));
+  app.post('/plants', createPlantRoute(createTokenVerifier(config.apiTokens), store));
   // Only so the launcher can tell it is listening, as it does for the other servers.
   app.get('/healthz', async () => ({ status: 'ok' }));
   return app;
 }
 
-function createPlantRoute(config: AppConfig, store: PlantStore) {
-  const verifyToken = createTokenVerifier(config.apiTokens);
+type TokenVerifier = ReturnType<typeof createTokenVerifier>;
+
+/** True after answering 401 when the request's token is refused. */
+function refusedToken(verifyToken: TokenVerifier, request: FastifyRequest, reply: FastifyReply): boolean {
+  if (verifyToken(request.headers.authorization).status === 'valid') return false;
+  void reply.code(401).header('www-authenticate', 'Bearer').send({ error: 401, message: 'unauthorized' });
+  return true;
+}
+
+const badRequest = (reply: FastifyReply, error: Error) => reply.code(400).send({ error: 400, message: error.message });
+
+function createPlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<Plant | FastifyReply> => {
-    const auth = verifyToken(request.headers.authorization);
-    if (auth.status !== 'valid') return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 401, message: 'unauthorized' });
+    if (refusedToken(verifyToken, request, reply)) return reply;
     const input = NewPlantSchema.safeParse(request.body);
-    if (!input.success) return reply.code(400).send({ error: 400, message: input.error.message });
+    if (!input.success) return badRequest(reply, input.error);
     return PlantSchema.parse(await store.create(input.data));
+  };
+}
+
+/** `GET /plants?limit&after`: the page, its ids written exactly, and a Link to the next page while plants follow. */
+function listPlantsRoute(verifyToken: TokenVerifier, store: PlantStore) {
+  return async (request: FastifyRequest<{ Querystring: Record<string, string> }>, reply: FastifyReply): Promise<unknown> => {
+    if (refusedToken(verifyToken, request, reply)) return reply;
+    const input = ListPlantsInputSchema.safeParse(request.query);
+    if (!input.success) return badRequest(reply, input.error);
+    const limit = input.data.limit ?? DEFAULT_LIST_LIMIT;
+    const { plants, more } = await store.list({ limit, after: input.data.after });
+    const page = PlantListSchema.parse(plants);
+    const last = page.at(-1);
+    if (more && last) {
+      const next = new URLSearchParams(request.query);
+      next.set('limit', String(limit));
+      next.set('after', String(last.id));
+      void reply.header('link', `<${BASELINE_PATH}?${next.toString()}>; rel="next"`);
+    }
+    // As the service: bigints as markers for JSON.stringify, written back as numbers by the app's onSend hook.
+    return int64Json.mark(page);
+  };
+}
+
+/** `DELETE /plants/{id}`: 204 when the plant was there, 404 when not. */
+function deletePlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    if (refusedToken(verifyToken, request, reply)) return reply;
+    const input = PlantIdInputSchema.safeParse(request.params);
+    if (!input.success) return badRequest(reply, input.error);
+    if (!(await store.delete(input.data.id))) return reply.code(404).send({ error: 404, message: `no plant with id ${input.data.id}` });
+    NoOutputSchema.parse(undefined);
+    return reply.code(204).send();
   };
 }

@@ -1,38 +1,106 @@
-import { deepStrictEqual } from 'node:assert/strict';
+import { deepStrictEqual, strictEqual } from 'node:assert/strict';
+import type { Request } from 'autocannon';
 import { BASELINE_PATH } from './baseline-app.js';
 import type { ServerKind } from './child-protocol.js';
-import { PLANT_NAME, PLANT_TAG, newPlantBody } from './plant-requests.js';
+import { createPlantRequest, deleteByBodyRequest, deleteByPathRequest, getRequest, LIST_LIMIT, PLANT_NAME, PLANT_TAG } from './plant-requests.js';
 
-/** One way of creating a plant over HTTP that the benchmark times. */
+/** What every answer of a contender must be: its status, its body (undefined: empty) and its Link header. */
+export interface ExpectedAnswer {
+  status: number;
+  body: unknown;
+  link?: string;
+}
+
+/** One way of doing an operation over HTTP that the benchmark times. */
 export interface Contender {
   label: string;
   server: ServerKind;
-  path: string;
-  /** What a 200 answers for a new plant, checked once before any timing. */
-  expectedBody: unknown;
+  /** The autocannon request this contender is timed with. */
+  request: (token: string) => Request;
+  /** Checked in full once before any timing; during the rounds, every status is checked. */
+  expected: ExpectedAnswer;
   /** Shown for reference, with no target. */
   reference?: boolean;
 }
 
+export type OperationName = 'create' | 'list' | 'delete';
+
+/** An operation the benchmark times, with its contenders: the baseline first, as every ratio is to it. */
+export interface Operation {
+  name: OperationName;
+  title: string;
+  contenders: readonly Contender[];
+}
+
 const plant = { name: PLANT_NAME, tag: PLANT_TAG };
+const BASELINE_LABEL = 'baseline: plain Fastify route, same app';
 
-export const BASELINE: Contender = { label: 'baseline: plain Fastify route, same app', server: 'baseline', path: BASELINE_PATH, expectedBody: plant };
-export const REST: Contender = { label: 'POST /plants (trpc-to-openapi)', server: 'service', path: '/plants', expectedBody: plant };
-export const TRPC: Contender = { label: '/trpc/createPlant (tRPC)', server: 'service', path: '/trpc/createPlant', expectedBody: { result: { data: plant } } };
+export const CREATE: Operation = {
+  name: 'create',
+  title: 'create (a new plant each request)',
+  contenders: [
+    { label: BASELINE_LABEL, server: 'baseline', request: (token) => createPlantRequest(BASELINE_PATH, token), expected: { status: 200, body: plant } },
+    { label: 'POST /plants (trpc-to-openapi)', server: 'service', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant } },
+    { label: '/trpc/createPlant (tRPC)', server: 'service', request: (token) => createPlantRequest('/trpc/createPlant', token), expected: { status: 200, body: { result: { data: plant } } } },
+    { label: 'reference: the route in bare Fastify', server: 'bare', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
+  ],
+};
 
-export const BARE: Contender = { label: 'reference: the route in bare Fastify', server: 'bare', path: '/plants', expectedBody: plant, reference: true };
+/** The first page, as both stores answer it: plants 1 to LIST_LIMIT (bench/noop-plant-store.ts, or seeded). */
+const firstPage = Array.from({ length: LIST_LIMIT }, (_, index) => ({ id: index + 1, ...plant }));
+const nextPageLink = (path: string) => `<${path}?limit=${LIST_LIMIT}&after=${LIST_LIMIT}>; rel="next"`;
+const listInput = encodeURIComponent(JSON.stringify({ limit: LIST_LIMIT }));
 
-/** The baseline first: every ratio is to it. */
-export const CONTENDERS: readonly Contender[] = [BASELINE, REST, TRPC, BARE];
+export const LIST: Operation = {
+  name: 'list',
+  title: `list (a page of ${LIST_LIMIT})`,
+  contenders: [
+    {
+      label: BASELINE_LABEL,
+      server: 'baseline',
+      request: (token) => getRequest(`${BASELINE_PATH}?limit=${LIST_LIMIT}`, token),
+      expected: { status: 200, body: firstPage, link: nextPageLink(BASELINE_PATH) },
+    },
+    {
+      label: `GET /plants?limit=${LIST_LIMIT} (trpc-to-openapi)`,
+      server: 'service',
+      request: (token) => getRequest(`/plants?limit=${LIST_LIMIT}`, token),
+      expected: { status: 200, body: firstPage, link: nextPageLink('/plants') },
+    },
+    {
+      label: '/trpc/listPlants (tRPC)',
+      server: 'service',
+      request: (token) => getRequest(`/trpc/listPlants?input=${listInput}`, token),
+      expected: { status: 200, body: { result: { data: firstPage } } },
+    },
+  ],
+};
 
-/** Sends one new plant and checks the answer, so a wrong 200 cannot pass for a fast one. */
+export const DELETE: Operation = {
+  name: 'delete',
+  title: 'delete (a stored plant each request)',
+  contenders: [
+    { label: BASELINE_LABEL, server: 'baseline', request: (token) => deleteByPathRequest(BASELINE_PATH, token), expected: { status: 204, body: undefined } },
+    { label: 'DELETE /plants/{id} (trpc-to-openapi)', server: 'service', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined } },
+    { label: '/trpc/deletePlant (tRPC)', server: 'service', request: (token) => deleteByBodyRequest('/trpc/deletePlant', token), expected: { status: 200, body: { result: {} } } },
+  ],
+};
+
+export const OPERATIONS: readonly Operation[] = [CREATE, LIST, DELETE];
+
+/** Sends the contender's request once and checks the whole answer, so a wrong answer cannot pass for a fast one. */
 export async function checkAnswers(contender: Contender, baseUrl: string, token: string): Promise<void> {
-  const response = await fetch(`${baseUrl}${contender.path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: newPlantBody(),
+  const template = contender.request(token);
+  const request = typeof template.setupRequest === 'function' ? template.setupRequest(template, {}) : template;
+  const response = await fetch(`${baseUrl}${request.path ?? '/'}`, {
+    method: request.method ?? 'GET',
+    headers: request.headers as Record<string, string> | undefined,
+    body: typeof request.body === 'string' ? request.body : undefined,
   });
-  const body: unknown = await response.json();
-  if (response.status !== 200) throw new Error(`${contender.label}: expected 200, got ${response.status} ${JSON.stringify(body)}`);
-  deepStrictEqual(body, contender.expectedBody, `${contender.label}: unexpected body`);
+  const text = await response.text();
+  const { status, body, link } = contender.expected;
+  strictEqual(response.status, status, `${contender.label}: expected ${status}, got ${response.status} ${text}`);
+  if (body === undefined) strictEqual(text, '', `${contender.label}: expected an empty body`);
+  else deepStrictEqual(JSON.parse(text), body, `${contender.label}: unexpected body`);
+  strictEqual(response.headers.get('link') ?? undefined, link, `${contender.label}: unexpected Link header`);
 }

@@ -8,6 +8,8 @@ export interface RoundOptions {
   durationSeconds?: number;
   /** Exactly this many requests, then stop. */
   amount?: number;
+  /** The status every response must have (200 unless given). */
+  status?: number;
 }
 
 export interface RoundResult {
@@ -17,8 +19,8 @@ export interface RoundResult {
   p99Ms: number;
 }
 
-/** One autocannon run. It fails loudly unless every response was a 200. */
-export async function runRound({ url, requests, connections, durationSeconds, amount }: RoundOptions): Promise<RoundResult> {
+/** One autocannon run. It fails loudly unless every response had the expected status (200 unless given). */
+export async function runRound({ url, requests, connections, durationSeconds, amount, status = 200 }: RoundOptions): Promise<RoundResult> {
   const result = await autocannon({
     url,
     requests,
@@ -26,17 +28,17 @@ export async function runRound({ url, requests, connections, durationSeconds, am
     pipelining: 1,
     ...(amount === undefined ? { duration: durationSeconds ?? 3 } : { amount }),
   });
-  assertAllOk(result);
+  assertAll(result, status);
   const completed = result['2xx'];
   return { requests: completed, requestsPerSecond: completed / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
 }
 
-function assertAllOk(result: Result): void {
+function assertAll(result: Result, status: number): void {
   const statuses = Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => `${code}×${count ?? 0}`);
-  const onlyOk = statuses.every((entry) => entry.startsWith('200×'));
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0 || !onlyOk || result['2xx'] === 0) {
+  const onlyExpected = statuses.every((entry) => entry.startsWith(`${status}×`));
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0 || !onlyExpected || result['2xx'] === 0) {
     throw new Error(
-      `${result.url}: expected only 200 responses, got statuses [${statuses.join(', ')}], ` +
+      `${result.url}: expected only ${status} responses, got statuses [${statuses.join(', ')}], ` +
         `${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
     );
   }

@@ -1,18 +1,19 @@
 /**
- * `npm run bench`: how close `POST /plants` (trpc-to-openapi) and `/trpc/createPlant` come to a
- * plain Fastify route doing the same work, with a no-op store and with the MongoDB store; then
- * the service's memory after 10× more requests, and its start-up time. `--quick` for a short run.
- * See bench/README.md.
+ * `npm run bench`: how close the REST routes (trpc-to-openapi) and /trpc come to plain Fastify
+ * routes doing the same work, for create, list and delete, with a no-op store and with the
+ * MongoDB store; then the service's memory after 10× more requests, and its start-up time.
+ * `--quick` for a short run. See bench/README.md.
  */
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { BenchDatabase } from './bench-database.js';
 import type { StoreKind } from './child-protocol.js';
-import { CONTENDERS, REST, TRPC, checkAnswers, type Contender } from './contenders.js';
+import { CREATE, OPERATIONS, checkAnswers, type Contender, type Operation } from './contenders.js';
 import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
-import { createPlantRequest } from './plant-requests.js';
+import { deleteIds } from './plant-requests.js';
 import { formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
 import { ServerProcess } from './server-process.js';
 import { measureStartup } from './startup-time.js';
@@ -21,6 +22,7 @@ const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     store: { type: 'string', default: 'both' }, // noop | mongo | both
+    operations: { type: 'string', default: 'create,list,delete' },
     'cpu-prof': { type: 'boolean', default: false },
   },
 });
@@ -33,6 +35,15 @@ const TOKEN = `bench-${randomBytes(12).toString('base64url')}`;
 const PROFILE_DIR = join(tmpdir(), 'plant-store-bench-profiles');
 /** The no-op runs never connect; the config still wants a connection string. */
 const UNUSED_MONGODB_URI = 'mongodb://127.0.0.1:9/unused';
+/** The plants the MongoDB list rounds page through (the first page of which each request reads). */
+const LIST_SEED = 1_000;
+/**
+ * The MongoDB delete rounds store, before each round, this many plants per second of the round
+ * for it to delete (well above any rate seen here); a round that runs out fails on its first 404.
+ */
+const DELETE_POOL_PER_SECOND = 12_000;
+/** Ids of the plants stored for delete rounds: apart from the list's and the creates'. */
+let nextPoolId = 1_000_000;
 
 interface Mongo {
   uri: string;
@@ -51,8 +62,32 @@ function serverEnv(mongodbUri: string): Record<string, string> {
   return { API_TOKENS: TOKEN, MONGODB_URI: mongodbUri, MONGODB_WRITE_CONCERN: process.env.MONGODB_WRITE_CONCERN ?? 'majority' };
 }
 
-/** Runs the contenders in interleaved rounds (A B C, A B C...), so drift hits all alike. */
-async function compare(store: StoreKind, mongodbUri: string): Promise<ContenderSummary[]> {
+/**
+ * Prepares the MongoDB store for the rounds of an operation: list pages through LIST_SEED known
+ * plants; delete finds, before each round, the plants it will delete (`beforeRound`). The no-op
+ * store needs none of it: it lists its own page and deletes any id.
+ */
+function storePreparation(operation: Operation, db: BenchDatabase | undefined) {
+  return {
+    beforeOperation: async () => {
+      if (!db || operation.name === 'create') return;
+      await db.empty();
+      if (operation.name === 'list') await db.fill(1, LIST_SEED);
+    },
+    beforeRound: async (seconds: number) => {
+      if (!db || operation.name !== 'delete') return;
+      await db.empty();
+      // One more for the answer checked before the warm-up.
+      const count = Math.ceil(seconds * DELETE_POOL_PER_SECOND) + 1;
+      await db.fill(nextPoolId, count);
+      deleteIds.restart(nextPoolId);
+      nextPoolId += count;
+    },
+  };
+}
+
+/** Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike. */
+async function compare(store: StoreKind, mongodbUri: string, operations: readonly Operation[], db: BenchDatabase | undefined): Promise<Map<Operation, ContenderSummary[]>> {
   const env = serverEnv(mongodbUri);
   const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const servers = {
@@ -60,23 +95,37 @@ async function compare(store: StoreKind, mongodbUri: string): Promise<ContenderS
     service: await ServerProcess.start({ server: 'service', store, env, nodeFlags }),
     bare: await ServerProcess.start({ server: 'bare', store, env, nodeFlags }),
   };
+  const results = new Map<Operation, ContenderSummary[]>();
   try {
     const load = async (contender: Contender, seconds: number): Promise<MeasuredRound> => {
       const server = servers[contender.server];
       const before = await server.usage();
-      const round = await runRound({ url: server.url, requests: [createPlantRequest(contender.path, TOKEN)], connections: CONNECTIONS, durationSeconds: seconds });
+      const round = await runRound({ url: server.url, requests: [contender.request(TOKEN)], connections: CONNECTIONS, durationSeconds: seconds, status: contender.expected.status });
       const after = await server.usage();
       return { ...round, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / round.requests };
     };
-    for (const contender of CONTENDERS) {
-      await checkAnswers(contender, servers[contender.server].url, TOKEN);
-      await load(contender, plan.warmupSeconds);
+    for (const operation of operations) {
+      const { contenders } = operation;
+      const preparation = storePreparation(operation, db);
+      await preparation.beforeOperation();
+      for (const contender of contenders) {
+        await preparation.beforeRound(plan.warmupSeconds);
+        await checkAnswers(contender, servers[contender.server].url, TOKEN);
+        await load(contender, plan.warmupSeconds);
+      }
+      const rounds = new Map<Contender, MeasuredRound[]>(contenders.map((contender) => [contender, []]));
+      for (let round = 0; round < plan.rounds; round += 1) {
+        for (const contender of contenders) {
+          await preparation.beforeRound(plan.seconds);
+          rounds.get(contender)?.push(await load(contender, plan.seconds));
+        }
+      }
+      results.set(
+        operation,
+        contenders.map((contender) => ({ label: contender.label, reference: contender.reference ?? false, rounds: rounds.get(contender) ?? [] })),
+      );
     }
-    const rounds = new Map<Contender, MeasuredRound[]>(CONTENDERS.map((contender) => [contender, []]));
-    for (let round = 0; round < plan.rounds; round += 1) {
-      for (const contender of CONTENDERS) rounds.get(contender)?.push(await load(contender, plan.seconds));
-    }
-    return CONTENDERS.map((contender) => ({ label: contender.label, reference: contender.reference ?? false, rounds: rounds.get(contender) ?? [] }));
+    return results;
   } finally {
     await Promise.all(Object.values(servers).map((server) => server.stop()));
   }
@@ -94,7 +143,7 @@ interface MemoryReading {
 async function measureMemory(store: StoreKind, mongodbUri: string): Promise<MemoryReading[]> {
   const server = await ServerProcess.start({ server: 'service', store, env: serverEnv(mongodbUri), nodeFlags: ['--expose-gc'] });
   try {
-    const requests = [createPlantRequest(REST.path, TOKEN), createPlantRequest(TRPC.path, TOKEN)];
+    const requests = CREATE.contenders.filter((contender) => contender.server === 'service').map((contender) => contender.request(TOKEN));
     const readings: MemoryReading[] = [];
     let sent = 0;
     for (const checkpoint of plan.memoryCheckpoints) {
@@ -110,7 +159,7 @@ async function measureMemory(store: StoreKind, mongodbUri: string): Promise<Memo
   }
 }
 
-/** The issue's targets: no-op store, ≥ 0.5× the baseline's req/s and p99 ≤ 2×; MongoDB store, ≥ 0.8×. */
+/** The issue's targets, the same for every operation: no-op store, ≥ 0.5× the baseline's req/s and p99 ≤ 2×; MongoDB store, ≥ 0.8×. */
 const TARGETS: Record<StoreKind, Target> = { noop: { minRatio: 0.5, maxP99Ratio: 2 }, mongo: { minRatio: 0.8 } };
 /** RSS after 10× the requests within 20% of the first reading; ready within 1 s of launch. */
 const MAX_RSS_GROWTH = 0.2;
@@ -125,23 +174,29 @@ function printComparison(title: string, summaries: ContenderSummary[], target: T
 async function main(): Promise<void> {
   console.log(`Plant store benchmark${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
   console.log(`autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender after a ${plan.warmupSeconds} s warm-up;`);
-  console.log('servers in child processes with NODE_ENV=production, LOG_LEVEL=warn; every request creates a new plant; figures are medians over the rounds.');
+  console.log(
+    `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn; each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
+      'each delete removes a stored plant (MongoDB: stored before each round); figures are medians over the rounds.',
+  );
   if (args['cpu-prof']) console.log(`CPU profiles of the server children: ${PROFILE_DIR}`);
 
   const stores: StoreKind[] = args.store === 'both' ? ['noop', 'mongo'] : [args.store === 'mongo' ? 'mongo' : 'noop'];
+  const operations = selectedOperations(args.operations);
   const mongo = stores.includes('mongo') ? await openMongo() : undefined;
+  const db = mongo ? await BenchDatabase.open(mongo.uri) : undefined;
   try {
     if (mongo) {
       const emulated = mongo.kind === 'emulator' ? ' — the in-memory mongod emulator (tools/mongod-emulator), not a real mongod' : '';
       console.log(`MongoDB: ${mongo.description} [${mongo.kind}]${emulated}`);
     }
     for (const store of stores) {
-      const summaries = await compare(store, store === 'mongo' && mongo ? mongo.uri : UNUSED_MONGODB_URI);
-      printComparison(store === 'noop' ? 'No-op store (HTTP and RPC layers alone):' : `MongoDB store (${mongo?.kind ?? '?'}):`, summaries, TARGETS[store]);
+      const results = await compare(store, store === 'mongo' && db ? db.uri : UNUSED_MONGODB_URI, operations, store === 'mongo' ? db : undefined);
+      const storeTitle = store === 'noop' ? 'No-op store (HTTP and RPC layers alone)' : `MongoDB store (${mongo?.kind ?? '?'})`;
+      for (const [operation, summaries] of results) printComparison(`${storeTitle}, ${operation.title}:`, summaries, TARGETS[store]);
     }
 
     const memoryStore: StoreKind = mongo ? 'mongo' : 'noop';
-    const readings = await measureMemory(memoryStore, mongo?.uri ?? UNUSED_MONGODB_URI);
+    const readings = await measureMemory(memoryStore, db?.uri ?? UNUSED_MONGODB_URI);
     const [first, last] = readings;
     const [fewer = 0, more = 0] = plan.memoryCheckpoints;
     if (first && last) {
@@ -162,8 +217,16 @@ async function main(): Promise<void> {
       console.log(`  ${verdict(Math.max(...times) <= MAX_STARTUP_MS)} slowest start-up (target ≤ ${MAX_STARTUP_MS} ms)`);
     }
   } finally {
+    await db?.drop();
     await mongo?.stop();
   }
+}
+
+function selectedOperations(names: string): Operation[] {
+  const wanted = names.split(',').map((name) => name.trim());
+  const unknown = wanted.filter((name) => !OPERATIONS.some((operation) => operation.name === name));
+  if (unknown.length > 0) throw new Error(`--operations: unknown ${unknown.join(', ')} (known: ${OPERATIONS.map((operation) => operation.name).join(', ')})`);
+  return OPERATIONS.filter((operation) => wanted.includes(operation.name));
 }
 
 await main();

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { MongoClient, type Db } from 'mongodb';
-import { REST } from './contenders.js';
+
 import { runRound } from './load-round.js';
 import { newWebhookSecret, startWebhookReceiver } from '../tests/helpers/webhook-receiver.js';
 import { describeMachine } from './machine.js';
@@ -95,7 +95,7 @@ async function measureService(mongoUri: string): Promise<void> {
     const load = async (kind: keyof typeof servers, seconds: number): Promise<MeasuredRound> => {
       const server = servers[kind];
       const before = await server.usage();
-      const round = await runRound({ url: server.url, requests: [createPlantRequest(REST.path, TOKEN)], connections: CONNECTIONS, durationSeconds: seconds });
+      const round = await runRound({ url: server.url, requests: [createPlantRequest('/plants', TOKEN)], connections: CONNECTIONS, durationSeconds: seconds });
       if (kind === 'webhooks') {
         created += round.requests;
         const draining = performance.now();

@@ -5,8 +5,8 @@
  * - REST: trpc-to-openapi's own handler, given light request/response shims instead of Fastify's
  *   patched objects, and a caller that runs procedures without tRPC's per-level object copies
  *   (rest-routes.ts, openapi-shims.ts, run-procedure.ts).
- * - tRPC: the common single call answered with tRPC's own pieces, without building fetch
- *   `Request` and `Response` objects (trpc-direct-call.ts).
+ * - tRPC: the common single call (a POST mutation or a GET query) answered with tRPC's own
+ *   pieces, without building fetch `Request` and `Response` objects (trpc-direct-call.ts).
  *
  * `FAST_PATH=off` serves the same routes with the stock adapters instead: trpc-to-openapi's
  * Fastify plugin and tRPC's Fastify request handler. CI runs the whole test suite both ways,

@@ -1,4 +1,4 @@
-import { getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
+import { getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPCError } from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
@@ -14,66 +14,131 @@ export interface DirectCallOptions {
 }
 
 /**
- * The common tRPC request, answered without building a fetch `Request` and `Response`:
- * one mutation, `POST /trpc/<path>` with a JSON body, no batching, no streaming, no query string.
+ * The common tRPC request, answered without building a fetch `Request` and `Response`: a single
+ * call of a query or a mutation, no batching, no streaming, either `POST /trpc/<path>` with a
+ * JSON body and no query string, or `GET /trpc/<path>` whose one query parameter, if any, is
+ * `input` (JSON text, its big integers already marked by the /trpc onRequest hook).
  *
  * Why: tRPC's Fastify handler turns every request into a fetch `Request` and every answer into a
  * fetch `Response`, machinery that costs more than the procedure itself. This does what
- * `resolveResponse` does for the common request with tRPC's own pieces (the procedure's
- * middlewares and parsers via run-procedure.ts, `getTRPCErrorShape` and so the router's error
- * formatter, `transformTRPCResponse`, `getHTTPStatusCode`), so the answers are the same bytes
- * with the same status. Anything else returns `false` and goes to tRPC's stock handler.
+ * `resolveResponse` does for such a request with tRPC's own pieces (the procedure's middlewares
+ * and parsers via run-procedure.ts, `getTRPCErrorShape` and so the router's error formatter,
+ * `transformTRPCResponse`, `getHTTPStatusCode`), so the answers are the same bytes with the same
+ * status, for every procedure alike: the method tRPC accepts for the procedure's type, or its
+ * METHOD_NOT_SUPPORTED answer. Anything else returns `false` and goes to tRPC's stock handler.
  */
 export function createDirectCall({ router, createContext, errorHeaders, onError }: DirectCallOptions) {
   const config = router._def._config;
-  const mutations = new Map<string, AnyTRPCProcedure>([...proceduresOf(router)].filter(([, procedure]) => procedure._def.type === 'mutation'));
+  const deserialize = (json: unknown): unknown => config.transformer.input.deserialize(json);
+  const procedures = new Map([...proceduresOf(router)].filter(([, procedure]) => isSingleCallType(procedure._def.type)));
 
   return async function tryDirectCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<boolean> {
-    const { body, headers } = request;
-    const procedure = mutations.get(path);
-    if (
-      procedure === undefined ||
-      request.method !== 'POST' ||
-      typeof body !== 'string' ||
-      request.url.includes('?') ||
-      headers['trpc-accept'] !== undefined ||
-      headers.accept?.includes('application/jsonl') === true ||
-      !isJson(headers['content-type'])
-    ) {
-      return false;
-    }
+    const procedure = procedures.get(path);
+    const input = procedure && singleCallInput(request);
+    if (procedure === undefined || input === undefined) return false;
+    const type = procedure._def.type as SingleCallType;
 
-    const readInput = createInputReader(body, (json) => config.transformer.input.deserialize(json));
+    const readInput = createInputReader(input, deserialize);
     let ctx: Context | undefined;
-    let status = 200;
-    let payload: string;
-    let extraHeaders = NO_HEADERS;
+    let data: unknown;
+    // tRPC's method check (without method override): a query must be a GET, a mutation a POST.
+    const accepted = ACCEPTED_METHOD[type];
     try {
-      ctx = createContext(headers.authorization);
+      ctx = createContext(request.headers.authorization);
       // No signal, as with `createCaller`: no procedure here watches for a client going away.
-      const data = await runProcedure(procedure, { path, getRawInput: readInput.read, ctx, type: 'mutation', signal: undefined, batchIndex: 0 });
-      if (isDataStream(data)) {
-        throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
-      }
-      // What transformTRPCResponse makes of `{ result: { data } }`, without its three object spreads.
-      const serialized: unknown = config.transformer.output.serialize(data);
-      payload = JSON.stringify({ result: { data: serialized } });
+      if (request.method === accepted) data = await runProcedure(procedure, { path, getRawInput: readInput.read, ctx, type, signal: undefined, batchIndex: 0 });
     } catch (cause) {
+      return sendError(cause, { type, path, input: readInput.result(), ctx });
+    }
+    if (request.method !== accepted) {
+      const error = new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${request.method}-request to ${type} procedure at path "${path}"` });
+      return sendError(error, { type, path, input: undefined, ctx }, { allow: accepted });
+    }
+    if (isDataStream(data)) {
+      // tRPC raises this outside the call, so its error shape names no path and no input.
+      const error = new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
+      return sendError(error, { type, path: undefined, input: undefined, ctx });
+    }
+    // What transformTRPCResponse makes of `{ result: { data } }`, without its three object spreads.
+    const serialized: unknown = config.transformer.output.serialize(data);
+    return send(200, JSON.stringify({ result: { data: serialized } }), NO_HEADERS);
+
+    async function sendError(cause: unknown, where: ErrorPlace, headers: Record<string, string> = NO_HEADERS): Promise<true> {
       const error = getTRPCErrorFromUnknown(cause);
       onError({ error, req: request });
-      const shape = getTRPCErrorShape({ config, error, type: 'mutation', path, input: readInput.result(), ctx });
-      const response = { error: shape };
-      status = getHTTPStatusCode(response, [error]);
-      extraHeaders = errorHeaders(error);
-      payload = JSON.stringify(transformTRPCResponse(config, response));
+      const response = { error: getTRPCErrorShape({ config, error, ...where }) };
+      const extra = errorHeaders(error);
+      return send(getHTTPStatusCode(response, [error]), JSON.stringify(transformTRPCResponse(config, response)), headers === NO_HEADERS ? extra : { ...headers, ...extra });
     }
-    reply.code(status).headers(ANSWER_HEADERS);
-    if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
-    // The payload is already JSON: the identity serializer keeps Fastify from adding `; charset=utf-8`
-    // to the content type, as tRPC answers plain `application/json`.
-    await reply.serializer(asIs).send(payload);
-    return true;
+
+    async function send(status: number, payload: string, extraHeaders: Record<string, string>): Promise<true> {
+      reply.code(status).headers(ANSWER_HEADERS);
+      if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
+      // The payload is already JSON: the identity serializer keeps Fastify from adding `; charset=utf-8`
+      // to the content type, as tRPC answers plain `application/json`.
+      await reply.serializer(asIs).send(payload);
+      return true;
+    }
   };
+}
+
+type SingleCallType = 'query' | 'mutation';
+const ACCEPTED_METHOD: Record<SingleCallType, string> = { query: 'GET', mutation: 'POST' };
+const isSingleCallType = (type: string): type is SingleCallType => type === 'query' || type === 'mutation';
+
+/** Where an error happened, as tRPC's error shape names it. */
+interface ErrorPlace {
+  type: SingleCallType;
+  path: string | undefined;
+  input: unknown;
+  ctx: Context | undefined;
+}
+
+/** The input text of a single call (with where it came from), or undefined when tRPC's own handler must answer. */
+interface InputText {
+  text: string;
+  /** A body has its byte-order mark dropped, as a fetch `Request`'s `text()` does; a query parameter does not. */
+  fromBody: boolean;
+}
+
+/**
+ * The request's input text, when it is a plain single call: a POST with a JSON body and no query
+ * string, or a GET with no body and no query parameter but `input`. Streaming (`trpc-accept`, an
+ * `Accept` of JSON lines), batching, connection parameters, another content type or anything else
+ * unusual answers undefined.
+ */
+function singleCallInput(request: FastifyRequest): InputText | undefined {
+  const { body, headers, method, url } = request;
+  if (headers['trpc-accept'] !== undefined || headers.accept?.includes('application/jsonl') === true) return undefined;
+  if (method === 'POST') {
+    if (typeof body !== 'string' || url.includes('?') || !isJson(headers['content-type'])) return undefined;
+    return { text: body, fromBody: true };
+  }
+  if (method === 'GET') {
+    const contentType = headers['content-type'];
+    if (body !== undefined || (contentType !== undefined && !isJson(contentType))) return undefined;
+    const text = queryInput(url);
+    return text === undefined ? undefined : { text, fromBody: false };
+  }
+  return undefined;
+}
+
+/** Printable ASCII but `#`: text the WHATWG URL parser leaves as URLSearchParams reads it, as tRPC's `new URL()` does. */
+const PLAIN_QUERY = /^[\x21\x22\x24-\x7e]*$/;
+
+/** The `input` query parameter of a URL with no other parameter ('' when there is none), else undefined. */
+function queryInput(url: string): string | undefined {
+  const start = url.indexOf('?');
+  if (start === -1) return '';
+  const query = url.slice(start + 1);
+  if (!PLAIN_QUERY.test(query)) return undefined;
+  let input = '';
+  let count = 0;
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (name !== 'input' || ++count > 1) return undefined;
+    input = value;
+  }
+  return input;
 }
 
 const ANSWER_HEADERS = { vary: 'trpc-accept, accept', 'content-type': 'application/json' };
@@ -81,18 +146,18 @@ const NO_HEADERS: Record<string, string> = {};
 const asIs = (payload: string) => payload;
 
 /**
- * The input of a single call, as tRPC reads it: the body as a fetch `Request`'s `text()` gives
- * it (without a leading byte-order mark), empty meaning no input, parsed once when the procedure
- * asks; a body that does not parse is a BAD_REQUEST with the parser's message. `result()` is
- * the input for error shapes: undefined unless it was read and parsed.
+ * The input of a single call, as tRPC reads it: the text (a body without a leading byte-order
+ * mark), empty meaning no input, parsed once when the procedure asks; text that does not parse
+ * is a BAD_REQUEST with the parser's message. `result()` is the input for error shapes:
+ * undefined unless it was read and parsed.
  */
-function createInputReader(body: string, deserialize: (json: unknown) => unknown) {
+function createInputReader({ text: raw, fromBody }: InputText, deserialize: (json: unknown) => unknown) {
   let input: unknown;
   let parsed = false;
   return {
     read: async (): Promise<unknown> => {
       if (parsed) return input;
-      const text = body.startsWith('\uFEFF') ? body.slice(1) : body;
+      const text = fromBody && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
       try {
         input = text === '' ? undefined : deserialize(JSON.parse(text));
       } catch (cause) {

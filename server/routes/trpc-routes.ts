@@ -14,8 +14,9 @@ export const TRPC_PREFIX = '/trpc';
  * Serves every procedure over tRPC at /trpc, for `@trpc/client` and other tRPC clients, with
  * tRPC's Fastify request handler: the one its Fastify plugin mounts, mounted here so that the
  * strict UTF-8 body parser below stays (the plugin installs a lenient one). With the fast path
- * on, the common request (one call, a JSON body, no batching) is answered by the direct call
- * first; whatever it does not recognise goes to tRPC's handler.
+ * on, the common request (one call: a POST with a JSON body, or a GET with at most an `input`
+ * parameter; no batching) is answered by the direct call first; whatever it does not recognise
+ * goes to tRPC's handler.
  */
 export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions) {
   const trpcOptions = {

@@ -12,6 +12,8 @@ export interface DriveOptions {
   token: string;
   plants: readonly LoadPlant[];
   concurrency: number;
+  /** Told of each plant as soon as it is answered 200. */
+  onOk?: (id: number) => void;
 }
 
 export interface DriveResult {
@@ -29,7 +31,7 @@ export interface DriveResult {
  * `concurrency` clients, each on its own keep-alive connection, take the next plant until all are
  * sent. Nothing is retried: every answer counts as it came.
  */
-export async function driveLoad({ url, token, plants, concurrency }: DriveOptions): Promise<DriveResult> {
+export async function driveLoad({ url, token, plants, concurrency, onOk }: DriveOptions): Promise<DriveResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const result: DriveResult = { sent: 0, ok: 0, others: {}, serverErrors: 0, okIds: [], elapsedMs: 0 };
   const started = performance.now();
@@ -41,6 +43,7 @@ export async function driveLoad({ url, token, plants, concurrency }: DriveOption
       if (outcome.status === 200) {
         result.ok += 1;
         result.okIds.push(plant.id);
+        onOk?.(plant.id);
         continue;
       }
       const key = outcome.status === undefined ? outcome.error : String(outcome.status);

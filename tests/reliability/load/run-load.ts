@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { driveLoad, makePlants, type DriveResult } from './drive-load.js';
 import type { LoadReport } from './load-report.js';
+import { pageDuringLoad, type PagingReport } from './page-during-load.js';
 import { startService } from '../../helpers/service-process.js';
 import { verifyStore } from './verify-store.js';
 import { verifyWebhooks } from './verify-webhooks.js';
@@ -23,7 +24,8 @@ const WEBHOOK_DRAIN_TIMEOUT_MS = 60_000;
 
 /**
  * Starts the built service on `mongoUri`, creates `plants` distinct plants with `concurrency`
- * clients, stops the service with SIGTERM, then reads the database back.
+ * clients while another client pages through the list again and again, pages through it once
+ * more, stops the service with SIGTERM, then reads the database back.
  */
 export async function runLoad({ plants, concurrency, mongoUri, webhooks = false }: LoadOptions): Promise<LoadReport> {
   const token = randomBytes(18).toString('base64url');
@@ -39,9 +41,12 @@ export async function runLoad({ plants, concurrency, mongoUri, webhooks = false 
   let peakRssBytes: number;
   let drive: DriveResult;
   let lastAnswerAt = 0;
+  let paging: PagingReport;
   try {
-    drive = await driveLoad({ url: service.url, token, plants: sent, concurrency });
+    const pager = pageDuringLoad(service.url, token, sent);
+    drive = await driveLoad({ url: service.url, token, plants: sent, concurrency, onOk: pager.acknowledge });
     lastAnswerAt = Date.now();
+    paging = await pager.finish(drive.okIds);
     peakRssBytes = await service.peakRssBytes();
     if (receiver) await waitForEvents(receiver, drive.okIds.length);
   } finally {
@@ -52,7 +57,7 @@ export async function runLoad({ plants, concurrency, mongoUri, webhooks = false 
     const { okIds, ...answers } = drive;
     const store = await verifyStore(uri.toString(), dbName, sent, okIds);
     const webhookCheck = receiver && { webhooks: verifyWebhooks(receiver.received, sent, okIds, lastAnswerAt) };
-    return { plants, concurrency, ...answers, ...store, ...webhookCheck, peakRssBytes, exitCode, serviceOutput: service.output() };
+    return { plants, concurrency, ...answers, ...store, paging, ...webhookCheck, peakRssBytes, exitCode, serviceOutput: service.output() };
   } finally {
     await dropDatabase(uri.toString(), dbName);
   }
