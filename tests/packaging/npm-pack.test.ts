@@ -16,6 +16,7 @@ const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'vitest
 /** The README's TypeScript snippets, in order. */
 function readmeSnippets(): string[] {
   const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  // ```ts blocks are whole programs on the package; a fragment for another system (a webhook receiver) is fenced ```typescript.
   return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
 }
 
