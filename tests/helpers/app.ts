@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp, type AppConfig, type AppOptions } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { PLANTS_COLLECTION, type PlantDocument } from '../../server/plants/mongo-plant-store.js';
@@ -63,4 +63,31 @@ export function postPlant(app: FastifyInstance, body: unknown, headers: InjectOp
     headers,
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
+}
+
+/**
+ * Registers beforeAll/afterAll hooks giving the calling file a test app listening on a free
+ * loopback port, for clients that need a real server (the tRPC client, browsers, sockets).
+ */
+export function useListeningTestApp(): { readonly testApp: TestApp; readonly url: string } {
+  let started: { testApp: TestApp; url: string } | undefined;
+  beforeAll(async () => {
+    const testApp = await startTestApp();
+    started = { testApp, url: await testApp.app.listen({ host: '127.0.0.1', port: 0 }) };
+  });
+  afterAll(async () => {
+    await started?.testApp.close();
+  });
+  const get = () => {
+    if (!started) throw new Error('useListeningTestApp: used outside a test');
+    return started;
+  };
+  return {
+    get testApp() {
+      return get().testApp;
+    },
+    get url() {
+      return get().url;
+    },
+  };
 }

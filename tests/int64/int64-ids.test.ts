@@ -2,31 +2,23 @@
 // in-process caller each store the id they were given as BSON Int64, at both ends of the range
 // and around 2^53, and refuse what is outside it.
 import { Long } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStoreClient } from '../../client/create-client.js';
 import { createCaller } from '../../routers/app.js';
 import { createContextFactory } from '../../routers/context.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
 import { MongoPlantStore } from '../../server/plants/mongo-plant-store.js';
-import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { authHeaders, TEST_TOKEN, useListeningTestApp } from '../helpers/app.js';
 
 const EDGES = ['9223372036854775807', '-9223372036854775808', '9007199254740993', '9007199254740992', '-9007199254740993', '9007199254740991'];
 const RANGE = 'id must be an integer from -9223372036854775808 to 9223372036854775807';
 
-let testApp: TestApp;
-let baseUrl: string;
-beforeAll(async () => {
-  testApp = await startTestApp();
-  baseUrl = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
-});
-afterAll(async () => {
-  await testApp.close();
-});
+const service = useListeningTestApp();
 
 /** The stored document's `_id`, read as BSON Int64 (never rounded through a number). */
 async function storedId(id: string): Promise<string | undefined> {
-  const document = await testApp.plants.findOne({ _id: Long.fromString(id) }, { promoteLongs: false });
+  const document = await service.testApp.plants.findOne({ _id: Long.fromString(id) }, { promoteLongs: false });
   expect(document?._id).toBeInstanceOf(Long);
   return document?._id.toString();
 }
@@ -35,20 +27,20 @@ async function storedId(id: string): Promise<string | undefined> {
 const nameFor = (way: string, id: string) => `${way} ${id}`;
 
 /** Each way in starts from an empty collection: they store the same ids. */
-const emptyStore = () => testApp.plants.deleteMany({});
+const emptyStore = () => service.testApp.plants.deleteMany({});
 
 describe('POST /plants', () => {
   beforeAll(emptyStore);
   it.each(EDGES)('stores %s exactly, and a retry of it is idempotent', async (id) => {
     const payload = `{"id": ${id}, "name": "${nameFor('rest', id)}"}`;
-    const first = await testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload });
+    const first = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload });
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toEqual({ name: nameFor('rest', id) });
     expect(await storedId(id)).toBe(id);
-    const again = await testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload });
+    const again = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload });
     expect(again.statusCode).toBe(200);
-    expect(await testApp.plants.countDocuments({ _id: Long.fromString(id) })).toBe(1);
-    const other = await testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: `{"id": ${id}, "name": "another"}` });
+    expect(await service.testApp.plants.countDocuments({ _id: Long.fromString(id) })).toBe(1);
+    const other = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: `{"id": ${id}, "name": "another"}` });
     expect(other.statusCode).toBe(409);
     expect(other.json()).toEqual({ error: 409, message: `a plant with id ${id} already exists with a different name or tag` });
   });
@@ -59,7 +51,7 @@ describe('POST /plants', () => {
   });
 
   it('takes integers written with a fraction or an exponent exactly', async () => {
-    const response = await testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: '{"id": 9.007199254740995e15, "name": "exponent"}' });
+    const response = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: '{"id": 9.007199254740995e15, "name": "exponent"}' });
     expect(response.statusCode, response.body).toBe(200);
     expect(await storedId('9007199254740995')).toBe('9007199254740995');
   });
@@ -72,13 +64,13 @@ describe('POST /plants', () => {
     ['9007199254740993.5', /^id must be an integer from -9223372036854775808 to 9223372036854775807, exactly/],
     ['"9007199254740993"', 'id must be an integer'],
   ])('refuses %s with 400, naming the range', async (id, message) => {
-    const response = await testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: `{"id": ${id}, "name": "out of range"}` });
+    const response = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: `{"id": ${id}, "name": "out of range"}` });
     expect(response.statusCode).toBe(400);
     expect(response.json<{ message: string }>().message).toMatch(message);
   });
 
   it('reports a malformed body with big numbers in the words of the text the client sent', async () => {
-    const response = await testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: '{"id": 9223372036854775807, "name": }' });
+    const response = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: '{"id": 9223372036854775807, "name": }' });
     expect(response.statusCode).toBe(400);
     const { message } = response.json<{ message: string }>();
     expect(message).toMatch(/^the request body is not valid JSON: Unexpected token '}'/);
@@ -91,14 +83,14 @@ describe('POST /trpc/createPlant with a plain JSON body', () => {
   beforeAll(emptyStore);
   it.each(EDGES)('stores %s exactly', async (id) => {
     const payload = `{"id": ${id}, "name": "${nameFor('trpc', id)}"}`;
-    const response = await testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload });
+    const response = await service.testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ result: { data: { name: nameFor('trpc', id) } } });
     expect(await storedId(id)).toBe(id);
   });
 
   it('refuses an id outside int64 with BAD_REQUEST', async () => {
-    const response = await testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload: '{"id": 9223372036854775808, "name": "x"}' });
+    const response = await service.testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload: '{"id": 9223372036854775808, "name": "x"}' });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { message: RANGE, data: { code: 'BAD_REQUEST' } } });
   });
@@ -106,7 +98,7 @@ describe('POST /trpc/createPlant with a plain JSON body', () => {
 
 describe('the typed client', () => {
   beforeAll(emptyStore);
-  const client = () => createPlantStoreClient({ url: baseUrl, token: TEST_TOKEN });
+  const client = () => createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
 
   it.each(EDGES)('stores %s given as a bigint', async (id) => {
     await expect(client().createPlant.mutate({ id: BigInt(id), name: nameFor('client', id) })).resolves.toEqual({ name: nameFor('client', id) });
@@ -115,7 +107,7 @@ describe('the typed client', () => {
 
   it('refuses a number beyond 2^53 before sending it, saying to pass a bigint', async () => {
     await expect(client().createPlant.mutate({ id: 2 ** 60, name: 'rounded' })).rejects.toThrow(/^id must be .* pass it as a bigint/);
-    expect(await testApp.plants.countDocuments({ name: 'rounded' })).toBe(0);
+    expect(await service.testApp.plants.countDocuments({ name: 'rounded' })).toBe(0);
   });
 });
 
@@ -123,7 +115,7 @@ describe('the in-process caller', () => {
   beforeAll(emptyStore);
   const caller = () =>
     createCaller(
-      createContextFactory({ store: new MongoPlantStore(testApp.db, { w: 'majority', journal: true }), verifyToken: createTokenVerifier([TEST_TOKEN]) })(
+      createContextFactory({ store: new MongoPlantStore(service.testApp.db, { w: 'majority', journal: true }), verifyToken: createTokenVerifier([TEST_TOKEN]) })(
         `Bearer ${TEST_TOKEN}`,
       ),
     );
@@ -140,13 +132,13 @@ describe('the in-process caller', () => {
 
   it('refuses a number beyond 2^53, never storing it rounded', async () => {
     await expect(caller().createPlant({ id: Number('9007199254740993'), name: 'rounded' })).rejects.toThrow(/pass it as a bigint/);
-    expect(await testApp.plants.countDocuments({ name: 'rounded' })).toBe(0);
+    expect(await service.testApp.plants.countDocuments({ name: 'rounded' })).toBe(0);
   });
 });
 
 describe('the OpenAPI document', () => {
   it('says int64 with the exact bounds, and offers an id beyond 2^53 to try', async () => {
-    const response = await testApp.app.inject({ method: 'GET', url: '/openapi.json' });
+    const response = await service.testApp.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(response.body).toContain('"minimum":-9223372036854775808,"maximum":9223372036854775807');
     const document = int64Json.parse(response.body) as { components: { schemas: { NewPlant: { properties: { id: unknown } } } } };
     expect(document.components.schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64', minimum: -(2n ** 63n), maximum: 2n ** 63n - 1n });

@@ -1,19 +1,11 @@
 import { TRPCClientError } from '@trpc/client';
 import { Long } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPlantStoreClient } from '../../client/create-client.js';
 import type { AppRouter } from '../../routers/app.js';
-import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { TEST_TOKEN, useListeningTestApp } from '../helpers/app.js';
 
-let testApp: TestApp;
-let url: string;
-beforeAll(async () => {
-  testApp = await startTestApp();
-  url = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
-});
-afterAll(async () => {
-  await testApp.close();
-});
+const service = useListeningTestApp();
 
 /** The rejection of a tRPC call, typed, so its code and status can be checked. */
 async function failureOf(call: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
@@ -27,22 +19,22 @@ async function failureOf(call: Promise<unknown>): Promise<TRPCClientError<AppRou
 
 describe('createPlant through @trpc/client against a listening server', () => {
   it('creates a plant and answers the Plant', async () => {
-    const client = createPlantStoreClient({ url, token: TEST_TOKEN });
+    const client = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
     await expect(client.createPlant.mutate({ id: 1, name: 'Monstera', tag: 'tropical' })).resolves.toStrictEqual({
       name: 'Monstera',
       tag: 'tropical',
     });
-    expect(await testApp.plants.findOne({ _id: Long.fromNumber(1) })).toMatchObject({ name: 'Monstera', tag: 'tropical' });
+    expect(await service.testApp.plants.findOne({ _id: Long.fromNumber(1) })).toMatchObject({ name: 'Monstera', tag: 'tropical' });
   });
 
   it('is safe to retry and answers the stored plant', async () => {
-    const client = createPlantStoreClient({ url: `${url}/`, token: TEST_TOKEN });
+    const client = createPlantStoreClient({ url: `${service.url}/`, token: TEST_TOKEN });
     await client.createPlant.mutate({ id: 2, name: 'Fern' });
     await expect(client.createPlant.mutate({ id: 2, name: 'Fern' })).resolves.toStrictEqual({ name: 'Fern' });
   });
 
   it('BAD_REQUEST (400) for invalid input, naming the field', async () => {
-    const client = createPlantStoreClient({ url, token: TEST_TOKEN });
+    const client = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
     // @ts-expect-error: the point is to send what the types forbid
     const error = await failureOf(client.createPlant.mutate({ id: '3', name: 'x' }));
     expect(error.data?.code).toBe('BAD_REQUEST');
@@ -51,7 +43,7 @@ describe('createPlant through @trpc/client against a listening server', () => {
   });
 
   it('UNAUTHORIZED (401) for a wrong token', async () => {
-    const client = createPlantStoreClient({ url, token: 'wrong' });
+    const client = createPlantStoreClient({ url: service.url, token: 'wrong' });
     const error = await failureOf(client.createPlant.mutate({ id: 4, name: 'x' }));
     expect(error.data?.code).toBe('UNAUTHORIZED');
     expect(error.data?.httpStatus).toBe(401);
@@ -59,7 +51,7 @@ describe('createPlant through @trpc/client against a listening server', () => {
   });
 
   it('CONFLICT (409) for an id taken by another plant', async () => {
-    const client = createPlantStoreClient({ url, token: TEST_TOKEN });
+    const client = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
     await client.createPlant.mutate({ id: 5, name: 'Basil' });
     const error = await failureOf(client.createPlant.mutate({ id: 5, name: 'Mint' }));
     expect(error.data?.code).toBe('CONFLICT');
@@ -67,7 +59,7 @@ describe('createPlant through @trpc/client against a listening server', () => {
   });
 
   it('sends no stack trace in any error', async () => {
-    const response = await fetch(`${url}/trpc/createPlant`, {
+    const response = await fetch(`${service.url}/trpc/createPlant`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
       body: '{"id": "x"}',
@@ -78,7 +70,7 @@ describe('createPlant through @trpc/client against a listening server', () => {
   });
 
   it('answers 401 over /trpc with WWW-Authenticate too', async () => {
-    const response = await fetch(`${url}/trpc/createPlant`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":6,"name":"x"}' });
+    const response = await fetch(`${service.url}/trpc/createPlant`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":6,"name":"x"}' });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });

@@ -1,33 +1,25 @@
 // listPlants, getPlant and deletePlant over /trpc (raw HTTP), through the typed client and in
 // process: the same rules and tRPC codes as REST, ids beyond 2^53 exact.
 import { TRPCClientError } from '@trpc/client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createPlantStoreClient } from '../../client/create-client.js';
 import { createCaller } from '../../routers/app.js';
 import { createContextFactory } from '../../routers/context.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
 import { MongoPlantStore } from '../../server/plants/mongo-plant-store.js';
-import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { authHeaders, TEST_TOKEN, useListeningTestApp } from '../helpers/app.js';
 
 const BIG = 2n ** 63n - 1n;
-let testApp: TestApp;
-let baseUrl: string;
-beforeAll(async () => {
-  testApp = await startTestApp();
-  baseUrl = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
-});
-afterAll(async () => {
-  await testApp.close();
-});
+const service = useListeningTestApp();
 beforeEach(async () => {
-  await testApp.plants.deleteMany({});
-  const client = createPlantStoreClient({ url: baseUrl, token: TEST_TOKEN });
+  await service.testApp.plants.deleteMany({});
+  const client = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
   for (const id of [1, 2, 3, 9007199254740993n, BIG]) await client.createPlant.mutate({ id, name: `plant ${id}` });
 });
 
 describe('raw /trpc', () => {
   const trpcGet = (path: string, input: string) =>
-    testApp.app.inject({ method: 'GET', url: `/trpc/${path}?input=${encodeURIComponent(input)}`, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    service.testApp.app.inject({ method: 'GET', url: `/trpc/${path}?input=${encodeURIComponent(input)}`, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
 
   it('lists as a query, ids written as exact JSON numbers', async () => {
     const response = await trpcGet('listPlants', '{"limit":2,"after":2}');
@@ -51,16 +43,16 @@ describe('raw /trpc', () => {
   });
 
   it('deletes as a mutation', async () => {
-    const deleted = await testApp.app.inject({ method: 'POST', url: '/trpc/deletePlant', headers: authHeaders(), payload: '{"id": 9007199254740993}' });
+    const deleted = await service.testApp.app.inject({ method: 'POST', url: '/trpc/deletePlant', headers: authHeaders(), payload: '{"id": 9007199254740993}' });
     expect(deleted.statusCode).toBe(200);
     expect(deleted.json()).toEqual({ result: {} });
-    const again = await testApp.app.inject({ method: 'POST', url: '/trpc/deletePlant', headers: authHeaders(), payload: '{"id": 9007199254740993}' });
+    const again = await service.testApp.app.inject({ method: 'POST', url: '/trpc/deletePlant', headers: authHeaders(), payload: '{"id": 9007199254740993}' });
     expect(again.statusCode).toBe(404);
   });
 });
 
 describe('the typed client', () => {
-  const client = () => createPlantStoreClient({ url: baseUrl, token: TEST_TOKEN });
+  const client = () => createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
 
   it('lists and pages, ids beyond 2^53 as bigints', async () => {
     const first = await client().listPlants.query({ limit: 3 });
@@ -89,7 +81,7 @@ describe('the typed client', () => {
 describe('in process', () => {
   const caller = () =>
     createCaller(
-      createContextFactory({ store: new MongoPlantStore(testApp.db, { w: 'majority', journal: true }), verifyToken: createTokenVerifier([TEST_TOKEN]) })(
+      createContextFactory({ store: new MongoPlantStore(service.testApp.db, { w: 'majority', journal: true }), verifyToken: createTokenVerifier([TEST_TOKEN]) })(
         `Bearer ${TEST_TOKEN}`,
       ),
     );
