@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: how close the REST routes (trpc-to-openapi) and /trpc come to plain Fastify
- * routes doing the same work, for create, list and delete, with a no-op store and with the
+ * routes doing the same work, and how they compare with peer stacks doing it too (bench/peers/),
+ * for create, list and delete, with a no-op store and with the
  * MongoDB store; then the service's memory after 10× more requests, and its start-up time.
  * `--quick` for a short run. See bench/README.md.
  */
