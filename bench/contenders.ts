@@ -1,7 +1,7 @@
 import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import type { Request } from 'autocannon';
 import { BASELINE_PATH } from './baseline-app.js';
-import type { ServerKind } from './child-protocol.js';
+import type { PeerKind, ServerKind } from './child-protocol.js';
 import { createPlantRequest, deleteByBodyRequest, deleteByPathRequest, getRequest, LIST_LIMIT, PLANT_NAME, PLANT_TAG } from './plant-requests.js';
 
 /** What every answer of a contender must be: its status, its body (undefined: empty) and its Link header. */
@@ -21,6 +21,8 @@ export interface Contender {
   expected: ExpectedAnswer;
   /** Shown for reference, with no target. */
   reference?: boolean;
+  /** Another stack doing the same work (bench/peers/): the service's routes are held to the best of them. */
+  peer?: boolean;
 }
 
 export type OperationName = 'create' | 'list' | 'delete';
@@ -35,6 +37,17 @@ export interface Operation {
 const plant = { name: PLANT_NAME, tag: PLANT_TAG };
 const BASELINE_LABEL = 'baseline: plain Fastify route, same app';
 
+/** The peer stacks (bench/peers/): each serves the REST routes at the service's paths. */
+const PEERS: readonly { label: string; server: PeerKind }[] = [
+  { label: 'peer: Fastify + fastify-type-provider-zod', server: 'peer-fastify-zod' },
+  { label: 'peer: Hono + @hono/zod-openapi', server: 'peer-hono' },
+  { label: 'peer: oRPC OpenAPIHandler', server: 'peer-orpc' },
+];
+
+/** One contender per peer, sending the REST request and expecting the REST route's answer. */
+const peerContenders = (request: (token: string) => Request, expected: ExpectedAnswer): Contender[] =>
+  PEERS.map(({ label, server }) => ({ label, server, request, expected, peer: true }));
+
 export const CREATE: Operation = {
   name: 'create',
   title: 'create (a new plant each request)',
@@ -43,6 +56,7 @@ export const CREATE: Operation = {
     { label: 'POST /plants (trpc-to-openapi)', server: 'service', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant } },
     { label: '/trpc/createPlant (tRPC)', server: 'service', request: (token) => createPlantRequest('/trpc/createPlant', token), expected: { status: 200, body: { result: { data: plant } } } },
     { label: 'reference: the route in bare Fastify', server: 'bare', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
+    ...peerContenders((token) => createPlantRequest('/plants', token), { status: 200, body: plant }),
   ],
 };
 
@@ -73,6 +87,7 @@ export const LIST: Operation = {
       request: (token) => getRequest(`/trpc/listPlants?input=${listInput}`, token),
       expected: { status: 200, body: { result: { data: firstPage } } },
     },
+    ...peerContenders((token) => getRequest(`/plants?limit=${LIST_LIMIT}`, token), { status: 200, body: firstPage, link: nextPageLink('/plants') }),
   ],
 };
 
@@ -83,6 +98,7 @@ export const DELETE: Operation = {
     { label: BASELINE_LABEL, server: 'baseline', request: (token) => deleteByPathRequest(BASELINE_PATH, token), expected: { status: 204, body: undefined } },
     { label: 'DELETE /plants/{id} (trpc-to-openapi)', server: 'service', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined } },
     { label: '/trpc/deletePlant (tRPC)', server: 'service', request: (token) => deleteByBodyRequest('/trpc/deletePlant', token), expected: { status: 200, body: { result: {} } } },
+    ...peerContenders((token) => deleteByPathRequest('/plants', token), { status: 204, body: undefined }),
   ],
 };
 

@@ -9,12 +9,15 @@ export interface ContenderSummary {
   label: string;
   /** Shown for reference, with no target. */
   reference: boolean;
+  /** A peer stack: the yardstick of issue 15's targets, with none of its own. */
+  peer?: boolean;
   rounds: MeasuredRound[];
 }
 
 interface Row {
   label: string;
   reference: boolean;
+  peer: boolean;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -29,10 +32,11 @@ const median = (values: number[]): number => {
 };
 
 /** Each figure is the median over the rounds, which shrugs off one round hit by a hiccup. */
-function summarise({ label, reference, rounds }: ContenderSummary): Row {
+function summarise({ label, reference, peer = false, rounds }: ContenderSummary): Row {
   return {
     label,
     reference,
+    peer,
     requestsPerSecond: median(rounds.map((round) => round.requestsPerSecond)),
     p50Ms: median(rounds.map((round) => round.p50Ms)),
     p99Ms: median(rounds.map((round) => round.p99Ms)),
@@ -45,7 +49,7 @@ export function formatTable(summaries: ContenderSummary[]): string {
   const rows = summaries.map(summarise);
   const [baseline] = rows;
   if (!baseline) return '(no results)';
-  const header = ['contender', 'req/s', 'p50 ms', 'p99 ms', 'req/s ÷ baseline', 'p99 ÷ baseline', 'server CPU µs/req', 'req/s per round'];
+  const header = ['contender', 'req/s', 'p50 ms', 'p99 ms', 'req/s ÷ baseline', 'p99 ÷ baseline', 'server CPU µs/req', 'CPU ÷ baseline', 'req/s per round'];
   const body = rows.map((row, index) => [
     row.label,
     Math.round(row.requestsPerSecond).toLocaleString('en'),
@@ -54,6 +58,7 @@ export function formatTable(summaries: ContenderSummary[]): string {
     (row.requestsPerSecond / baseline.requestsPerSecond).toFixed(2),
     (row.p99Ms / baseline.p99Ms).toFixed(2),
     Math.round(row.cpuMicrosPerRequest).toString(),
+    (row.cpuMicrosPerRequest / baseline.cpuMicrosPerRequest).toFixed(2),
     (summaries[index]?.rounds ?? []).map((round) => Math.round(round.requestsPerSecond)).join(' '),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => (cells[column] ?? '').length)));
@@ -72,18 +77,53 @@ export interface Target {
   maxP99Ratio?: number;
 }
 
-/** One line per contender after the baseline (but the reference): met or missed, with the figures that decide it. */
+/** One line per contender after the baseline (but the reference and the peers): met or missed, with the figures that decide it. */
 export function formatTargets(summaries: ContenderSummary[], { minRatio, maxP99Ratio }: Target): string {
   const [baseline, ...others] = summaries.map(summarise);
   if (!baseline) return '';
   return others
-    .filter((row) => !row.reference)
+    .filter((row) => !row.reference && !row.peer)
     .map((row) => {
       const ratio = row.requestsPerSecond / baseline.requestsPerSecond;
       const p99Ratio = row.p99Ms / baseline.p99Ms;
       const met = ratio >= minRatio && (maxP99Ratio === undefined || p99Ratio <= maxP99Ratio);
       const p99 = maxP99Ratio === undefined ? '' : `, p99 ${p99Ratio.toFixed(2)}× (target ≤ ${maxP99Ratio}×)`;
       return `  ${verdict(met)} ${row.label}: ${ratio.toFixed(2)}× the baseline's req/s (target ≥ ${minRatio}×)${p99}`;
+    })
+    .join('\n');
+}
+
+/**
+ * Issue 15's targets for the service's routes (neither baseline, reference nor peer). No-op
+ * store: server CPU per request no more than the best peer's, req/s at least the best peer's
+ * (each figure a median over the rounds; the best peer for one figure may not be the best for
+ * the other). MongoDB store: req/s at least `minRatio` of the baseline's.
+ */
+export function formatPeerTargets(summaries: ContenderSummary[], target: { versusPeers: true } | { minRatio: number }): string {
+  const [baseline, ...others] = summaries.map(summarise);
+  if (!baseline) return '';
+  const peers = others.filter((row) => row.peer);
+  const routes = others.filter((row) => !row.reference && !row.peer);
+  if ('minRatio' in target) {
+    return routes
+      .map((row) => {
+        const ratio = row.requestsPerSecond / baseline.requestsPerSecond;
+        return `  ${verdict(ratio >= target.minRatio)} (issue 15) ${row.label}: ${ratio.toFixed(2)}× the baseline's req/s (target ≥ ${target.minRatio}×)`;
+      })
+      .join('\n');
+  }
+  const leanest = peers.reduce<Row | undefined>((best, row) => (best === undefined || row.cpuMicrosPerRequest < best.cpuMicrosPerRequest ? row : best), undefined);
+  const fastest = peers.reduce<Row | undefined>((best, row) => (best === undefined || row.requestsPerSecond > best.requestsPerSecond ? row : best), undefined);
+  if (!leanest || !fastest) return '  (issue 15: no peer in this run)';
+  const micros = (value: number) => `${Math.round(value)} µs`;
+  const rate = (value: number) => Math.round(value).toLocaleString('en');
+  return routes
+    .map((row) => {
+      const met = row.cpuMicrosPerRequest <= leanest.cpuMicrosPerRequest && row.requestsPerSecond >= fastest.requestsPerSecond;
+      return (
+        `  ${verdict(met)} (issue 15) ${row.label}: server CPU ${micros(row.cpuMicrosPerRequest)}/req against the best peer's ${micros(leanest.cpuMicrosPerRequest)} (${leanest.label}), ` +
+        `${rate(row.requestsPerSecond)} req/s against the best peer's ${rate(fastest.requestsPerSecond)} (${fastest.label})`
+      );
     })
     .join('\n');
 }

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: how close the REST routes (trpc-to-openapi) and /trpc come to plain Fastify
- * routes doing the same work, for create, list and delete, with a no-op store and with the
+ * routes doing the same work, and how they compare with peer stacks doing it too (bench/peers/),
+ * for create, list and delete, with a no-op store and with the
  * MongoDB store; then the service's memory after 10× more requests, and its start-up time.
  * `--quick` for a short run. See bench/README.md.
  */
@@ -9,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase } from './bench-database.js';
-import type { StoreKind } from './child-protocol.js';
+import type { ServerKind, StoreKind } from './child-protocol.js';
 import { CREATE, OPERATIONS, checkAnswers, type Contender, type Operation } from './contenders.js';
 import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { deleteIds } from './plant-requests.js';
-import { formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
+import { formatPeerTargets, formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
 import { ServerProcess } from './server-process.js';
 import { measureStartup } from './startup-time.js';
 
@@ -90,15 +91,20 @@ function storePreparation(operation: Operation, db: BenchDatabase | undefined) {
 async function compare(store: StoreKind, mongodbUri: string, operations: readonly Operation[], db: BenchDatabase | undefined): Promise<Map<Operation, ContenderSummary[]>> {
   const env = serverEnv(mongodbUri);
   const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const servers = {
-    baseline: await ServerProcess.start({ server: 'baseline', store, env, nodeFlags }),
-    service: await ServerProcess.start({ server: 'service', store, env, nodeFlags }),
-    bare: await ServerProcess.start({ server: 'bare', store, env, nodeFlags }),
+  // One child per server the selected operations use, started one after the other.
+  const servers = new Map<ServerKind, ServerProcess>();
+  const serverOf = (contender: Contender): ServerProcess => {
+    const server = servers.get(contender.server);
+    if (!server) throw new Error(`no ${contender.server} server started`);
+    return server;
   };
   const results = new Map<Operation, ContenderSummary[]>();
   try {
+    for (const kind of new Set(operations.flatMap((operation) => operation.contenders.map((contender) => contender.server)))) {
+      servers.set(kind, await ServerProcess.start({ server: kind, store, env, nodeFlags }));
+    }
     const load = async (contender: Contender, seconds: number): Promise<MeasuredRound> => {
-      const server = servers[contender.server];
+      const server = serverOf(contender);
       const before = await server.usage();
       const round = await runRound({ url: server.url, requests: [contender.request(TOKEN)], connections: CONNECTIONS, durationSeconds: seconds, status: contender.expected.status });
       const after = await server.usage();
@@ -110,7 +116,7 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
       await preparation.beforeOperation();
       for (const contender of contenders) {
         await preparation.beforeRound(plan.warmupSeconds);
-        await checkAnswers(contender, servers[contender.server].url, TOKEN);
+        await checkAnswers(contender, serverOf(contender).url, TOKEN);
         await load(contender, plan.warmupSeconds);
       }
       const rounds = new Map<Contender, MeasuredRound[]>(contenders.map((contender) => [contender, []]));
@@ -122,12 +128,12 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
       }
       results.set(
         operation,
-        contenders.map((contender) => ({ label: contender.label, reference: contender.reference ?? false, rounds: rounds.get(contender) ?? [] })),
+        contenders.map((contender) => ({ label: contender.label, reference: contender.reference ?? false, peer: contender.peer ?? false, rounds: rounds.get(contender) ?? [] })),
       );
     }
     return results;
   } finally {
-    await Promise.all(Object.values(servers).map((server) => server.stop()));
+    await Promise.all([...servers.values()].map((server) => server.stop()));
   }
 }
 
@@ -165,10 +171,14 @@ const TARGETS: Record<StoreKind, Target> = { noop: { minRatio: 0.5, maxP99Ratio:
 const MAX_RSS_GROWTH = 0.2;
 const MAX_STARTUP_MS = 1000;
 
-function printComparison(title: string, summaries: ContenderSummary[], target: Target): void {
+/** Issue 15's: no-op store, no more server CPU per request and no fewer req/s than the best peer; MongoDB store, ≥ 0.9× the baseline. */
+const PEER_TARGETS = { noop: { versusPeers: true }, mongo: { minRatio: 0.9 } } as const;
+
+function printComparison(title: string, summaries: ContenderSummary[], store: StoreKind): void {
   console.log(`\n${title}`);
   console.log(formatTable(summaries));
-  console.log(formatTargets(summaries, target));
+  console.log(formatTargets(summaries, TARGETS[store]));
+  console.log(formatPeerTargets(summaries, PEER_TARGETS[store]));
 }
 
 async function main(): Promise<void> {
@@ -192,7 +202,7 @@ async function main(): Promise<void> {
     for (const store of stores) {
       const results = await compare(store, store === 'mongo' && db ? db.uri : UNUSED_MONGODB_URI, operations, store === 'mongo' ? db : undefined);
       const storeTitle = store === 'noop' ? 'No-op store (HTTP and RPC layers alone)' : `MongoDB store (${mongo?.kind ?? '?'})`;
-      for (const [operation, summaries] of results) printComparison(`${storeTitle}, ${operation.title}:`, summaries, TARGETS[store]);
+      for (const [operation, summaries] of results) printComparison(`${storeTitle}, ${operation.title}:`, summaries, store);
     }
 
     const memoryStore: StoreKind = mongo ? 'mongo' : 'noop';

@@ -7,8 +7,15 @@ import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import { buildApp, loadConfig, MongoPlantStore, type AppConfig, type PlantStore } from '../index.js';
 import { buildBareBaselineApp, buildBaselineApp } from './baseline-app.js';
-import { SERVER_KIND_ENV, STORE_KIND_ENV, type ChildMessage, type ParentMessage, type ServerKind } from './child-protocol.js';
+import { SERVER_KIND_ENV, STORE_KIND_ENV, type ChildMessage, type ParentMessage, type PeerKind, type ServerKind } from './child-protocol.js';
 import { NoopPlantStore } from './noop-plant-store.js';
+import { startFastifyZodPeer } from './peers/fastify-zod.js';
+import { startHonoPeer } from './peers/hono.js';
+import { startOrpcPeer } from './peers/orpc.js';
+import type { PeerServer, StartPeer } from './peers/peer-work.js';
+
+const PEERS: Record<PeerKind, StartPeer> = { 'peer-fastify-zod': startFastifyZodPeer, 'peer-hono': startHonoPeer, 'peer-orpc': startOrpcPeer };
+const isPeer = (kind: ServerKind | undefined): kind is PeerKind => kind !== undefined && Object.hasOwn(PEERS, kind);
 
 function readConfig(): AppConfig {
   const config = loadConfig(process.env);
@@ -18,18 +25,28 @@ function readConfig(): AppConfig {
 }
 
 /**
- * The service builds its own MongoDB store, as in production; the baseline and the reference
- * route get one built here from the same public parts, or the no-op store.
+ * The service builds its own MongoDB store, as in production; the baseline, the reference route
+ * and the peers get one built here from the same public parts, or the no-op store. Returns the
+ * listening server.
  */
-async function build(config: AppConfig): Promise<FastifyInstance> {
+async function start(config: AppConfig): Promise<PeerServer> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
   const kind = process.env[SERVER_KIND_ENV] as ServerKind | undefined;
-  if (kind === 'service') return buildApp(config, noop ? { store: new NoopPlantStore() } : {});
-  if (kind !== 'baseline' && kind !== 'bare') throw new Error(`${SERVER_KIND_ENV} must be one of service, baseline, bare`);
+  if (kind === 'service') return listen(await buildApp(config, noop ? { store: new NoopPlantStore() } : {}), config);
+  if (kind !== 'baseline' && kind !== 'bare' && !isPeer(kind)) throw new Error(`${SERVER_KIND_ENV} must be one of service, baseline, bare, ${Object.keys(PEERS).join(', ')}`);
   const { store, close } = noop ? { store: new NoopPlantStore(), close: async () => undefined } : mongoStore(config);
+  if (isPeer(kind)) {
+    const server = await PEERS[kind](config, store);
+    return { close: () => server.close().finally(close) };
+  }
   const app = kind === 'baseline' ? await buildBaselineApp(config, store) : buildBareBaselineApp(config, store);
   app.addHook('onClose', close);
-  return app;
+  return listen(app, config);
+}
+
+async function listen(app: FastifyInstance, config: AppConfig): Promise<PeerServer> {
+  await app.listen({ host: config.host, port: config.port });
+  return { close: () => app.close() };
 }
 
 function mongoStore(config: AppConfig): { store: PlantStore; close: () => Promise<void> } {
@@ -39,8 +56,7 @@ function mongoStore(config: AppConfig): { store: PlantStore; close: () => Promis
 }
 
 const config = readConfig();
-const app = await build(config);
-await app.listen({ host: config.host, port: config.port });
+const server = await start(config);
 
 const send = (message: ChildMessage) => process.send?.(message);
 // The only question the parent asks (ParentMessage) is for the usage figures.
@@ -52,5 +68,5 @@ process.on('message', ({ collectGarbage = false }: ParentMessage) => {
 });
 // The parent going away (or closing the channel) ends the child; exiting writes any --cpu-prof.
 process.on('disconnect', () => {
-  void app.close().then(() => process.exit(0));
+  void server.close().then(() => process.exit(0));
 });
