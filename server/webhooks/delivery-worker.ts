@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Collection, UpdateFilter } from 'mongodb';
 import { isUnavailable } from '../plants/mongo-errors.js';
-import { idDigits, newPlantBody, type StoredPlant } from './event-body.js';
+import { idDigits, newPlantBody, type PlantAsRead } from './event-body.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type AttemptOutcome } from './send-webhook.js';
 import type { WebhookSecret } from './webhook-config.js';
@@ -25,7 +25,7 @@ export interface DeliveryWorkerOptions {
 }
 
 /** A plant document with its event, as the worker reads it. */
-export type EventDocument = StoredPlant & { webhook: WebhookRecord };
+export type EventDocument = PlantAsRead & { webhook: WebhookRecord };
 
 interface Claim {
   document: EventDocument;
