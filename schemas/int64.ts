@@ -23,8 +23,12 @@ export function toInt64(value: unknown): Int64 | undefined {
   if (isInt64(value)) return value;
   if (typeof value !== 'string' || !/^-?(0|[1-9]\d{0,18})$/.test(value)) return undefined;
   const exact = BigInt(value);
-  if (exact < INT64_MIN || exact > INT64_MAX) return undefined;
-  return Number.isSafeInteger(Number(exact)) ? Number(exact) : exact;
+  return exact < INT64_MIN || exact > INT64_MAX ? undefined : fromBigInt(exact);
+}
+
+/** An exact integer in its one `Int64` form: a number while it is a safe integer, else the bigint. */
+export function fromBigInt(value: bigint): Int64 {
+  return Number.isSafeInteger(Number(value)) ? Number(value) : value;
 }
 
 const outOfRange = (name: string) => `${name} must be ${INT64_RANGE}`;

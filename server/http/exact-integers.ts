@@ -8,6 +8,7 @@ import { int64Json } from '../../schemas/int64-json.js';
  */
 export function registerExactIntegers(app: FastifyInstance): void {
   app.addHook('onSend', (_request, _reply, payload, done) => {
-    done(null, typeof payload === 'string' && int64Json.hasMarkers(payload) ? int64Json.unmarkText(payload) : payload);
+    // unmarkText answers the text itself when it holds no marker.
+    done(null, typeof payload === 'string' ? int64Json.unmarkText(payload) : payload);
   });
 }

@@ -1,6 +1,6 @@
 import { Long, MongoServerError, type Collection, type Db, type WriteConcernSettings } from 'mongodb';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
-import type { Int64 } from '../../schemas/int64.js';
+import { fromBigInt, type Int64 } from '../../schemas/int64.js';
 import type { NewPlant, Plant, StoredPlant } from '../../schemas/plant.js';
 import type { EventRecorder } from '../webhooks/register-webhooks.js';
 import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
@@ -112,18 +112,12 @@ export function toLong(id: Int64): Long {
   return typeof id === 'bigint' ? Long.fromBigInt(id) : Long.fromNumber(id);
 }
 
-/** A stored id as an Int64: a number while it is a safe integer, else a bigint. */
-function fromLong(id: Long): Int64 {
-  const exact = id.toBigInt();
-  return Number.isSafeInteger(Number(exact)) ? Number(exact) : exact;
-}
-
 function toPlant(document: Pick<PlantDocument, 'name' | 'tag'>): Plant {
   return document.tag === undefined ? { name: document.name } : { name: document.name, tag: document.tag };
 }
 
 function toStoredPlant(document: Pick<PlantDocument, '_id' | 'name' | 'tag'>): StoredPlant {
-  return { id: fromLong(document._id), ...toPlant(document) };
+  return { id: fromBigInt(document._id.toBigInt()), ...toPlant(document) };
 }
 
 /** An unavailable database becomes StoreUnavailableError (503); anything else stays unexpected (500). */
