@@ -14,6 +14,7 @@ import { registerExactIntegers } from './http/exact-integers.js';
 import { registerGracefulClose } from './http/graceful-close.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { OneLinePerRequest } from './http/request-log.js';
+import { requestLoggerFactory } from './http/request-logger.js';
 import { registerDocsRoutes } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
@@ -46,6 +47,7 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
       ...(options.logStream && { stream: options.logStream }),
     },
     logController: new OneLinePerRequest(),
+    childLoggerFactory: requestLoggerFactory,
     genReqId: () => randomUUID(),
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
@@ -71,13 +73,18 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   });
   registerGracefulClose(app);
   if (config.authFailureLimit) registerAuthFailureLimit(app, config.authFailureLimit);
-  await app.register(cors, {
-    origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
-    methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: ['authorization', 'content-type'],
-    exposedHeaders: ['x-request-id', 'www-authenticate', 'retry-after', 'link'],
-    maxAge: 600,
-  });
+  // Without allowed origins there is nothing to add to any answer, so no per-request CORS hook
+  // runs; a preflight then answers 404 like any unknown route, as @fastify/cors answers it with
+  // `origin: false`.
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsOrigins,
+      methods: ['GET', 'POST', 'DELETE'],
+      allowedHeaders: ['authorization', 'content-type'],
+      exposedHeaders: ['x-request-id', 'www-authenticate', 'retry-after', 'link'],
+      maxAge: 600,
+    });
+  }
 
   // Probes and docs, no token needed.
   registerHealthRoutes(app, { store });

@@ -1,19 +1,26 @@
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import Fastify, { type InjectOptions, type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeaders, startTestApp, type TestApp } from '../../tests/helpers/app.js';
-import { storeByPlantName } from '../../tests/helpers/scripted-store.js';
+import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../../tests/helpers/app.js';
+import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../../tests/helpers/scripted-store.js';
+import { appRouter } from '../../routers/app.js';
+import { createContextFactory } from '../../routers/context.js';
+import { int64Json } from '../../schemas/int64-json.js';
+import { createTokenVerifier } from '../auth/bearer-tokens.js';
+import { responseMeta } from '../routes/rest-routes.js';
+import { createRestDirectCall } from './rest-direct-call.js';
 
 /**
- * REST requests are answered by server/fast-path/rest-routes.ts, which hands trpc-to-openapi's
- * handler the shims of server/fast-path/openapi-shims.ts; FAST_PATH=off mounts trpc-to-openapi's
- * own Fastify plugin instead. Both must answer every request alike: the same status, the same
- * headers a client reads, the same body.
+ * REST requests are answered by server/fast-path/rest-routes.ts: the direct call of
+ * rest-direct-call.ts for a plain path of an operation, else trpc-to-openapi's handler given the
+ * shims of openapi-shims.ts; FAST_PATH=off mounts trpc-to-openapi's own Fastify plugin instead.
+ * Both must answer every request alike: the same status, the same headers a client reads, the
+ * same body.
  */
 let fastPath: TestApp;
 let stockAdapter: TestApp;
 beforeAll(async () => {
-  fastPath = await startTestApp({ env: { FAST_PATH: 'on' }, overrides: { store: storeByPlantName } });
-  stockAdapter = await startTestApp({ env: { FAST_PATH: 'off' }, overrides: { store: storeByPlantName } });
+  fastPath = await startTestApp({ env: { FAST_PATH: 'on' }, overrides: { store: storeByRequest } });
+  stockAdapter = await startTestApp({ env: { FAST_PATH: 'off' }, overrides: { store: storeByRequest } });
 });
 afterAll(async () => {
   await fastPath.close();
@@ -22,6 +29,8 @@ afterAll(async () => {
 
 const token = authHeaders();
 const post = (url: string, payload: string, headers: Record<string, string> = token): InjectOptions => ({ method: 'POST', url, payload, headers });
+const get = (url: string): InjectOptions => ({ method: 'GET', url, headers: token });
+const del = (url: string): InjectOptions => ({ method: 'DELETE', url, headers: token });
 const cases: [string, InjectOptions][] = [
   ['a new plant', post('/plants', '{"id":1,"name":"Monstera","tag":"tropical"}')],
   ['a plant without tag', post('/plants', '{"id":2,"name":"Fern"}')],
@@ -50,13 +59,60 @@ const cases: [string, InjectOptions][] = [
   ['DELETE on an unknown path', { method: 'DELETE', url: '/pots/1', headers: token }],
   ['HEAD on the operation path', { method: 'HEAD', url: '/plants', headers: token }],
   ['HEAD on an unknown path', { method: 'HEAD', url: '/pots', headers: token }],
+  // list
+  ['a list', get('/plants')],
+  ['a page with more to follow', get('/plants?limit=2')],
+  ['the next page', get('/plants?limit=2&after=1')],
+  ['a page after an id beyond 2^53', get('/plants?after=9007199254740993')],
+  ['a limit out of range', get('/plants?limit=0')],
+  ['a limit that is not a number', get('/plants?limit=many')],
+  ['a limit given twice', get('/plants?limit=1&limit=2')],
+  ['an empty limit', get('/plants?limit=')],
+  ['an unknown query parameter', get('/plants?colour=green')],
+  ['an encoded query', get('/plants?li%6Dit=2')],
+  ['a query with an escaped space and a plus', get('/plants?limit=%202&after=+1')],
+  ['an empty query', get('/plants?')],
+  ['a list without a token', { method: 'GET', url: '/plants?limit=2' }],
+  ['a list while the database is down', get(`/plants?after=${DOWN_ID}`)],
+  ['a list whose store fails', get(`/plants?after=${FAILING_ID}`)],
+  ['a list with a trailing slash', get('/plants/?limit=2')],
+  ['HEAD on the list', { method: 'HEAD', url: '/plants?limit=2', headers: token }],
+  // get
+  ['a plant', get('/plants/1')],
+  ['the smallest id', get(`/plants/${-(2n ** 63n)}`)],
+  ['an id beyond 2^53', get('/plants/9007199254740993')],
+  ['an id beyond int64', get('/plants/9223372036854775808')],
+  ['an unknown id', get('/plants/7')],
+  ['an id that is not a number', get('/plants/fern')],
+  ['a fractional id', get('/plants/1.5')],
+  ['a percent-encoded id', get('/plants/%31')],
+  ['an id with a plus sign', get('/plants/+1')],
+  ['an upper-case path with an id', get('/PLANTS/1')],
+  ['an id with a trailing slash', get('/plants/1/')],
+  ['a get that breaks the output schema', get(`/plants/${BAD_OUTPUT_ID}`)],
+  ['a get while the database is down', get(`/plants/${DOWN_ID}`)],
+  ['a get without a token', { method: 'GET', url: '/plants/1' }],
+  ['HEAD on a plant', { method: 'HEAD', url: '/plants/1', headers: token }],
+  // delete
+  ['a delete', del('/plants/1')],
+  ['a delete of an unknown plant', del('/plants/7')],
+  ['a delete of an id beyond 2^53', del('/plants/9007199254740993')],
+  ['a delete of an id that is not a number', del('/plants/fern')],
+  ['a delete with a query string', del('/plants/2?force=yes')],
+  ['a delete with a JSON content type and no body', { method: 'DELETE', url: '/plants/1', headers: { ...token, 'content-type': 'application/json' } }],
+  ['a delete with a body', { method: 'DELETE', url: '/plants/1', headers: token, payload: '{"id":2}' }],
+  ['a delete while the database is down', del(`/plants/${DOWN_ID}`)],
+  ['a delete whose store fails', del(`/plants/${FAILING_ID}`)],
+  ['a delete without a token', { method: 'DELETE', url: '/plants/1' }],
+  ['a delete with a wrong token', { method: 'DELETE', url: '/plants/1', headers: authHeaders('not-a-token') }],
+  ['POST to a plant', post('/plants/1', '{"id":1,"name":"Fern"}')],
 ];
 
 /** What a client reads of an answer; the request id, different on each app, is replaced by a mark. */
 function answerOf(response: LightMyRequestResponse) {
-  const { 'content-type': contentType, 'www-authenticate': challenge, 'retry-after': retryAfter, 'x-request-id': requestId } = response.headers;
+  const { 'content-type': contentType, 'www-authenticate': challenge, 'retry-after': retryAfter, link, 'x-request-id': requestId } = response.headers;
   const body = typeof requestId === 'string' ? response.body.replaceAll(requestId, '<request id>') : response.body;
-  return { status: response.statusCode, contentType, challenge, retryAfter, body };
+  return { status: response.statusCode, contentType, challenge, retryAfter, link, body };
 }
 
 describe('the fast REST path answers as trpc-to-openapi\'s Fastify plugin does', () => {
@@ -69,6 +125,31 @@ describe('the fast REST path answers as trpc-to-openapi\'s Fastify plugin does',
     const fast = answerOf(await fastPath.app.inject(request));
     const stock = answerOf(await stockAdapter.app.inject(request));
     expect(fast).toEqual(stock);
-    if (request.method !== 'HEAD') expect(fast.body).not.toBe('');
+    // Every answer has a body, except HEAD's and a successful delete's 204.
+    if (request.method !== 'HEAD' && fast.status !== 204) expect(fast.body).not.toBe('');
+  });
+});
+
+describe('the direct call (rest-direct-call.ts)', () => {
+  it('answers the plain paths of operations itself and hands every other path on', async () => {
+    const tryDirectCall = createRestDirectCall({
+      router: appRouter,
+      createContext: createContextFactory({ store: storeByRequest, verifyToken: createTokenVerifier([TEST_TOKEN]) }),
+      onError: ({ error }) => {
+        throw error;
+      },
+      responseMeta,
+      mapOutput: int64Json.mark,
+    });
+    const app = Fastify();
+    app.get('/*', async (request, reply) => ((await tryDirectCall(request, reply)) ? reply : reply.code(299).send('handed on')));
+    const answer = async (url: string) => {
+      const { statusCode, body } = await app.inject({ method: 'GET', url, headers: token });
+      return { statusCode, body };
+    };
+    expect(await answer('/plants/1')).toEqual({ statusCode: 200, body: '{"id":1,"name":"Monstera","tag":"tropical"}' });
+    expect((await answer('/plants?limit=1')).statusCode).toBe(200);
+    for (const url of ['/plants/%31', '/plants/1/', '/plants/1.5', '/pots/1', '/plants/1/2']) expect(await answer(url), url).toEqual({ statusCode: 299, body: 'handed on' });
+    await app.close();
   });
 });

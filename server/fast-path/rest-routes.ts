@@ -7,6 +7,7 @@ import type { Context } from '../../routers/context.js';
 import type { OpenApiOperation } from '../routes/openapi-operations.js';
 import type { RestAnswer } from '../routes/rest-routes.js';
 import { OpenApiRequest, OpenApiResponse } from './openapi-shims.js';
+import { createRestDirectCall } from './rest-direct-call.js';
 import { createRunnerCaller, proceduresOf } from './run-procedure.js';
 
 export interface FastRestOptions {
@@ -48,6 +49,11 @@ export function registerFastRestRoutes(rest: FastifyInstance, { router, createCo
     await handle(new OpenApiRequest(request) as ShimRequest, new OpenApiResponse(reply) as ShimResponse);
     return reply;
   };
-  for (const { method, fastifyPath } of operations) rest.route({ method, url: fastifyPath, handler });
+  const tryDirectCall = createRestDirectCall({ router, createContext, onError, responseMeta, mapOutput });
+  const operationHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (await tryDirectCall(request, reply)) return reply;
+    return handler(request, reply);
+  };
+  for (const { method, fastifyPath } of operations) rest.route({ method, url: fastifyPath, handler: operationHandler });
   rest.route({ method: OPENAPI_METHODS, url: '/*', handler });
 }

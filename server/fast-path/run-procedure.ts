@@ -68,7 +68,14 @@ interface Level {
   input: unknown;
 }
 
-async function runFrom(index: number, plan: Plan, call: ProcedureCall, level: Level): Promise<MiddlewareResult> {
+/** What tRPC's runner makes of an error thrown (or a promise rejected) by a middleware. */
+const failed = (cause: unknown) => ({ ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker }) as MiddlewareResult;
+
+/**
+ * Not an async function: a level is the middleware's own promise with one rejection handler,
+ * not a second promise awaiting it (a few microtask turns less per level, same outcomes).
+ */
+function runFrom(index: number, plan: Plan, call: ProcedureCall, level: Level): Promise<MiddlewareResult> {
   try {
     const middleware = plan.steps[index];
     if (middleware === undefined) throw new TypeError('middleware is not a function');
@@ -79,9 +86,9 @@ async function runFrom(index: number, plan: Plan, call: ProcedureCall, level: Le
         getRawInput: options?.getRawInput ?? level.getRawInput,
       });
     const options = new MiddlewareOptions(level.ctx, level.getRawInput, call.path, call.type, call.signal, call.batchIndex, plan.meta, level.input, next);
-    return await middleware(options);
+    return Promise.resolve(middleware(options)).catch(failed);
   } catch (cause) {
-    return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker } as MiddlewareResult;
+    return Promise.resolve(failed(cause));
   }
 }
 

@@ -52,21 +52,24 @@ export interface RestAnswer {
   ctx?: Context | undefined;
   data: unknown[];
   errors: unknown[];
-  info?: { url?: URL | null } | undefined;
+  /** The request's URL: only its path and query are read. */
+  info?: { url?: Pick<URL, 'pathname' | 'search'> | null } | undefined;
 }
+
+const NO_HEADERS = {};
 
 /**
  * The status and headers of a successful answer, the same for every operation: 204 No Content
  * when the procedure answers nothing, and a `Link` to the next page when it says one follows
- * (`ctx.nextPage`): this request's URL with those query parameters.
+ * (`ctx.nextPage`): this request's path and query with those query parameters set.
  */
 export function responseMeta({ ctx, data, errors, info }: RestAnswer): { status?: number; headers?: Record<string, string> } {
-  if (errors.length > 0) return {};
-  const headers: Record<string, string> = {};
+  if (errors.length > 0) return NO_HEADERS;
+  let headers: Record<string, string> = NO_HEADERS;
   if (ctx?.nextPage && info?.url) {
-    const next = new URL(info.url);
-    for (const [name, value] of Object.entries(ctx.nextPage)) next.searchParams.set(name, value);
-    headers.link = `<${next.pathname}${next.search}>; rel="next"`;
+    const query = new URLSearchParams(info.url.search);
+    for (const [name, value] of Object.entries(ctx.nextPage)) query.set(name, value);
+    headers = { link: `<${info.url.pathname}?${query.toString()}>; rel="next"` };
   }
   return data[0] === undefined ? { status: 204, headers } : { headers };
 }

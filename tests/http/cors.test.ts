@@ -4,15 +4,18 @@ import { authHeaders, postPlant, startTestApp, type TestApp } from '../helpers/a
 const ALLOWED = 'https://garden.example';
 
 let testApp: TestApp;
+let noOrigins: TestApp;
 beforeAll(async () => {
   testApp = await startTestApp({ env: { CORS_ORIGINS: `${ALLOWED}, https://other.example` } });
+  noOrigins = await startTestApp({ env: { CORS_ORIGINS: '' } });
 });
 afterAll(async () => {
   await testApp.close();
+  await noOrigins.close();
 });
 
-const preflight = (origin: string) =>
-  testApp.app.inject({
+const preflight = (origin: string, app = testApp.app) =>
+  app.inject({
     method: 'OPTIONS',
     url: '/plants',
     headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
@@ -38,5 +41,15 @@ describe('CORS', () => {
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
     const post = await postPlant(testApp.app, { id: 2, name: 'x' }, { ...authHeaders(), origin: 'https://evil.example' });
     expect(post.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('without CORS_ORIGINS, answers a preflight 404 in the Error shape and adds no CORS header anywhere', async () => {
+    const response = await preflight(ALLOWED, noOrigins.app);
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 404, message: 'no route for OPTIONS /plants' });
+    expect(Object.keys(response.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    const post = await postPlant(noOrigins.app, { id: 3, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
+    expect(post.statusCode).toBe(200);
+    expect(Object.keys(post.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
   });
 });
