@@ -35,9 +35,6 @@ export interface RestDirectCallOptions {
  * procedure instead of on every request: whether the input is void, which query keys are arrays.
  */
 interface InputPlan {
-  procedure: AnyTRPCProcedure;
-  path: string;
-  type: 'query' | 'mutation';
   takesInput: boolean;
   /** Query keys whose schema is an array (or an optional one): a single value is wrapped. */
   arrayKeys: readonly string[];
@@ -64,10 +61,10 @@ const PLAIN_PATH = /^(?:\/[\w~-]+)+$/;
 export function createRestDirectCall({ router, createContext, onError, responseMeta, mapOutput }: RestDirectCallOptions) {
   const findProcedure = createProcedureCache(router);
   const plans = new Map<OpenApiProcedure, InputPlan>();
-  const planOf = (procedure: OpenApiProcedure, path: string, type: 'query' | 'mutation'): InputPlan => {
+  const planOf = (procedure: OpenApiProcedure): InputPlan => {
     let plan = plans.get(procedure);
     if (plan === undefined) {
-      plan = inputPlan(procedure as unknown as AnyTRPCProcedure, path, type);
+      plan = inputPlan(procedure);
       plans.set(procedure, plan);
     }
     return plan;
@@ -82,19 +79,22 @@ export function createRestDirectCall({ router, createContext, onError, responseM
     const found = findProcedure(method, pathname);
     if (found?.procedure === undefined) return false;
     const { procedure, path, type } = found.procedure;
-    const plan = planOf(procedure, path, type);
+    const plan = planOf(procedure);
+    const search = request.url.slice(pathname.length);
 
     let ctx: Context | undefined;
-    const info = new AnswerInfo(pathname, request.url);
+    // For a plain path, the path and query are the request's own text, as the handler's `new URL()`
+    // would give them (the query is only read back through URLSearchParams, which decodes both alike).
+    const info = { url: { pathname, search } };
     try {
       const useBody = acceptsRequestBody(method);
       const contentType = request.headers['content-type'];
       if (useBody && !contentType?.startsWith('application/json')) {
         throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header' });
       }
-      const input = plan.takesInput ? inputOf(request, useBody, plan.arrayKeys, found.pathInput) : undefined;
+      const input = plan.takesInput ? inputOf(request, useBody, search !== '', plan.arrayKeys, found.pathInput) : undefined;
       ctx = createContext(request.headers.authorization);
-      const data = mapOutput(await runProcedure(plan.procedure, { ctx, getRawInput: async () => input, path, type, signal: undefined, batchIndex: 0 }));
+      const data = mapOutput(await runProcedure(procedure as unknown as AnyTRPCProcedure, { ctx, getRawInput: async () => input, path, type, signal: undefined, batchIndex: 0 }));
       const meta = responseMeta({ ctx, data: [data], errors: [], info });
       void reply.code(meta.status ?? 200).header('content-type', 'application/json');
       if (meta.headers) for (const [name, value] of Object.entries(meta.headers)) reply.header(name, value);
@@ -114,17 +114,17 @@ export function createRestDirectCall({ router, createContext, onError, responseM
  * The request's input as the handler builds it: the body (already parsed by Fastify) or the
  * query, then the path parameters over it; a single value for an array key wrapped in an array.
  */
-function inputOf(request: FastifyRequest, useBody: boolean, arrayKeys: readonly string[], pathInput: Record<string, string>): Record<string, unknown> {
+function inputOf(request: FastifyRequest, useBody: boolean, hasQuery: boolean, arrayKeys: readonly string[], pathInput: Record<string, string>): Record<string, unknown> {
   if (useBody) return { ...(request.body as object), ...pathInput };
   // getQuery reads the query Fastify already parsed, as it does with Fastify's own request;
   // without a query string there is nothing for it to read (the common DELETE and GET by id).
-  const query = request.url.includes('?') ? getQuery(request as unknown as NodeHTTPRequest, undefined as unknown as URL) : undefined;
+  const query = hasQuery ? getQuery(request as unknown as NodeHTTPRequest, undefined as unknown as URL) : undefined;
   const input: Record<string, unknown> = { ...query, ...pathInput };
   for (const key of arrayKeys) if (input[key] !== undefined && !Array.isArray(input[key])) input[key] = [input[key]];
   return input;
 }
 
-function inputPlan(procedure: AnyTRPCProcedure, path: string, type: 'query' | 'mutation'): InputPlan {
+function inputPlan(procedure: OpenApiProcedure): InputPlan {
   const { inputParser } = getInputOutputParsers(procedure);
   const schema = unwrapZodType(inputParser, true);
   const arrayKeys: string[] = [];
@@ -135,18 +135,5 @@ function inputPlan(procedure: AnyTRPCProcedure, path: string, type: 'query' | 'm
     // The handler runs this on every request; it only sets flags, so once is the same.
     coerceSchema(schema);
   }
-  return { procedure, path, type, takesInput: !instanceofZodTypeLikeVoid(schema), arrayKeys };
-}
-
-/**
- * What `responseMeta` is told of the request: its path and query. For a plain path they are the
- * request's own text, as the handler's `new URL()` would give them (the query is only read back
- * through URLSearchParams, which decodes both alike), so no URL is parsed.
- */
-class AnswerInfo {
-  readonly url: { pathname: string; search: string };
-
-  constructor(pathname: string, requestUrl: string) {
-    this.url = { pathname, search: requestUrl.slice(pathname.length) };
-  }
+  return { takesInput: !instanceofZodTypeLikeVoid(schema), arrayKeys };
 }

@@ -64,7 +64,7 @@ const NO_HEADERS = {};
  * (`ctx.nextPage`): this request's path and query with those query parameters set.
  */
 export function responseMeta({ ctx, data, errors, info }: RestAnswer): { status?: number; headers?: Record<string, string> } {
-  if (errors.length > 0) return NO_HEADERS;
+  if (errors.length > 0) return {};
   let headers: Record<string, string> = NO_HEADERS;
   if (ctx?.nextPage && info?.url) {
     const query = new URLSearchParams(info.url.search);
