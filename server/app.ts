@@ -10,9 +10,8 @@ import { createMongoClient } from './db/mongo-client.js';
 import { registerAuthFailureLimit } from './http/auth-failure-limit.js';
 import { answerClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handling.js';
-import { registerExactIntegers } from './http/exact-integers.js';
-import { registerGracefulClose } from './http/graceful-close.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { registerRequestHooks } from './http/request-hooks.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { registerDocsRoutes } from './openapi/docs-routes.js';
@@ -65,13 +64,7 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   // Parts every route shares.
   registerErrorHandling(app);
   registerJsonBodyParser(app);
-  registerExactIntegers(app);
-  // Callback-style hooks on the hot path: no promise per request.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-  registerGracefulClose(app);
+  registerRequestHooks(app);
   if (config.authFailureLimit) registerAuthFailureLimit(app, config.authFailureLimit);
   // Without allowed origins there is nothing to add to any answer, so no per-request CORS hook
   // runs; a preflight then answers 404 like any unknown route, as @fastify/cors answers it with

@@ -1,9 +1,8 @@
-import { TRPCError, type AnyTRPCProcedure } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   acceptsRequestBody,
   coerceSchema,
-  createProcedureCache,
   getErrorFromUnknown,
   getInputOutputParsers,
   getQuery,
@@ -17,89 +16,80 @@ import {
   type OpenApiProcedure,
 } from 'trpc-to-openapi';
 import { ZodArray } from 'zod';
-import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
+import type { OpenApiOperation } from '../routes/openapi-operations.js';
 import type { RestAnswer } from '../routes/rest-routes.js';
 import { runProcedure } from './run-procedure.js';
 
 export interface RestDirectCallOptions {
-  router: AppRouter;
   createContext: (authorization: string | undefined) => Context;
   onError: (options: { error: TRPCError }) => void;
   responseMeta: (answer: RestAnswer) => { status?: number; headers?: Record<string, string> };
   mapOutput: (output: unknown) => unknown;
 }
 
-/**
- * How trpc-to-openapi's handler turns a request into a procedure's input, worked out once per
- * procedure instead of on every request: whether the input is void, which query keys are arrays.
- */
-interface InputPlan {
-  takesInput: boolean;
-  /** Query keys whose schema is an array (or an optional one): a single value is wrapped. */
-  arrayKeys: readonly string[];
-}
+type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
 /** A path with nothing for URL parsing to change: no percent-escapes, dots, empty segments or trailing slash. */
 const PLAIN_PATH = /^(?:\/[\w~-]+)+$/;
 
 /**
- * A REST request to an operation's own route, answered as trpc-to-openapi's node-http handler
- * (`createOpenApiNodeHttpHandler`) answers it, without redoing per request what depends only on
- * the procedure.
+ * The handler of an operation's own Fastify route: a request with a plain path is answered as
+ * trpc-to-openapi's node-http handler (`createOpenApiNodeHttpHandler`) answers it, without
+ * redoing per request what depends only on the operation; any other goes to `fallback`
+ * (trpc-to-openapi's handler itself).
  *
- * Why: the handler parses the URL, walks the input schema to switch on coercion, unwraps it and
- * builds a caller proxy on every request; together they cost more than the procedure (profile in
- * bench/README.md). This runs the same steps with trpc-to-openapi's own exported pieces: its
- * procedure cache picks the procedure and the path parameters (`createProcedureCache`), its
- * `getQuery` reads the query, its `coerceSchema` has run on the input schema once, its
- * `getErrorFromUnknown` turns a failure into the error `onError` is given; the procedure runs
- * with run-procedure.ts, as the handler's caller does on the fast path. A request whose path is
- * not plain (escapes, dots, empty segments, a trailing slash), or names no operation, returns
- * `false` and goes to the handler itself. rest-routes.test.ts compares both with the stock plugin.
+ * Why: the handler parses the URL, finds the procedure by trying each operation's regular
+ * expression, walks the input schema to switch on coercion, unwraps it and builds a caller proxy
+ * on every request; together they cost more than the procedure (profile in bench/README.md).
+ *
+ * The route already names the procedure: Fastify matched the operation's path, and for a plain
+ * path its parameters are the path's own text, as trpc-to-openapi's regular expression reads
+ * them. trpc-to-openapi tries operations in the router's order, so an operation whose paths an
+ * earlier operation of the same method can also match is left to `fallback` whole. The rest are
+ * trpc-to-openapi's steps with its own exported pieces: its `getQuery` reads the query, its
+ * `coerceSchema` has run on the input schema once, its `getErrorFromUnknown` turns a failure into
+ * the error `onError` is given; the procedure runs with run-procedure.ts, as the handler's caller
+ * does on the fast path. rest-routes.test.ts compares the answers with the stock plugin's.
  */
-export function createRestDirectCall({ router, createContext, onError, responseMeta, mapOutput }: RestDirectCallOptions) {
-  const findProcedure = createProcedureCache(router);
-  const plans = new Map<OpenApiProcedure, InputPlan>();
-  const planOf = (procedure: OpenApiProcedure): InputPlan => {
-    let plan = plans.get(procedure);
-    if (plan === undefined) {
-      plan = inputPlan(procedure);
-      plans.set(procedure, plan);
-    }
-    return plan;
+export function createRestDirectCall(options: RestDirectCallOptions, operations: readonly OpenApiOperation[]) {
+  return function directCallOf(operation: OpenApiOperation, fallback: RouteHandler): RouteHandler {
+    const shadowed = operations.slice(0, operations.indexOf(operation)).some((earlier) => earlier.method === operation.method && pathsOverlap(earlier.path, operation.path));
+    if (shadowed) return fallback;
+    const call = operationCall(operation, options);
+    return (request, reply) => {
+      const queryStart = request.url.indexOf('?');
+      const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+      // Fastify adds HEAD to a GET route: trpc-to-openapi has its own answer for HEAD.
+      if (request.method !== operation.method || !PLAIN_PATH.test(pathname)) return fallback(request, reply);
+      return call(request, reply, pathname, request.url.slice(pathname.length));
+    };
   };
+}
 
-  return async function tryRestDirectCall(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    const queryStart = request.url.indexOf('?');
-    const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-    if (!PLAIN_PATH.test(pathname)) return false;
-    // Fastify gives this handler only the methods of the operations' routes (and HEAD, which it adds).
-    const method = request.method as OpenApiMethod;
-    const found = findProcedure(method, pathname);
-    if (found?.procedure === undefined) return false;
-    const { procedure, path, type } = found.procedure;
-    const plan = planOf(procedure);
-    const search = request.url.slice(pathname.length);
+/** The call of one operation, with what the handler works out per request worked out here once. */
+function operationCall(operation: OpenApiOperation, { createContext, onError, responseMeta, mapOutput }: RestDirectCallOptions) {
+  const { procedure, procedurePath: path } = operation;
+  const { type } = procedure._def;
+  const method = operation.method as OpenApiMethod;
+  const useBody = acceptsRequestBody(method);
+  const { takesInput, arrayKeys } = inputPlan(procedure);
 
-    let ctx: Context | undefined;
-    // For a plain path, the path and query are the request's own text, as the handler's `new URL()`
-    // would give them (the query is only read back through URLSearchParams, which decodes both alike).
-    const info = { url: { pathname, search } };
+  return async (request: FastifyRequest, reply: FastifyReply, pathname: string, search: string): Promise<FastifyReply> => {
+    let payload: string | undefined;
+    let meta: ReturnType<RestDirectCallOptions['responseMeta']>;
     try {
-      const useBody = acceptsRequestBody(method);
       const contentType = request.headers['content-type'];
       if (useBody && !contentType?.startsWith('application/json')) {
         throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header' });
       }
-      const input = plan.takesInput ? inputOf(request, useBody, search !== '', plan.arrayKeys, found.pathInput) : undefined;
-      ctx = createContext(request.headers.authorization);
-      const data = mapOutput(await runProcedure(procedure as unknown as AnyTRPCProcedure, { ctx, getRawInput: async () => input, path, type, signal: undefined, batchIndex: 0 }));
-      const meta = responseMeta({ ctx, data: [data], errors: [], info });
-      void reply.code(meta.status ?? 200).header('content-type', 'application/json');
-      if (meta.headers) for (const [name, value] of Object.entries(meta.headers)) reply.header(name, value);
-      await reply.send(JSON.stringify(data));
-      return true;
+      const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
+      const ctx = createContext(request.headers.authorization);
+      const data = mapOutput(await runProcedure(procedure, { ctx, getRawInput: async () => input, path, type, signal: undefined, batchIndex: 0 }));
+      // For a plain path, the path and query are the request's own text, as the handler's `new URL()`
+      // would give them (the query is only read back through URLSearchParams, which decodes both alike).
+      meta = responseMeta({ ctx, data: [data], errors: [], info: { url: { pathname, search } } });
+      payload = JSON.stringify(data);
     } catch (cause) {
       const error = getErrorFromUnknown(cause);
       // The app's onError rethrows, so its error handler answers, as it does for the handler.
@@ -107,6 +97,9 @@ export function createRestDirectCall({ router, createContext, onError, responseM
       onError({ error });
       throw error;
     }
+    void reply.code(meta.status ?? 200).header('content-type', 'application/json');
+    if (meta.headers) for (const [name, value] of Object.entries(meta.headers)) reply.header(name, value);
+    return reply.send(payload);
   };
 }
 
@@ -114,17 +107,19 @@ export function createRestDirectCall({ router, createContext, onError, responseM
  * The request's input as the handler builds it: the body (already parsed by Fastify) or the
  * query, then the path parameters over it; a single value for an array key wrapped in an array.
  */
-function inputOf(request: FastifyRequest, useBody: boolean, hasQuery: boolean, arrayKeys: readonly string[], pathInput: Record<string, string>): Record<string, unknown> {
+function inputOf(request: FastifyRequest, useBody: boolean, hasQuery: boolean, arrayKeys: readonly string[]): Record<string, unknown> {
+  const pathInput = request.params as Record<string, string>;
   if (useBody) return { ...(request.body as object), ...pathInput };
   // getQuery reads the query Fastify already parsed, as it does with Fastify's own request;
   // without a query string there is nothing for it to read (the common DELETE and GET by id).
-  const query = hasQuery ? getQuery(request as unknown as NodeHTTPRequest, undefined as unknown as URL) : undefined;
-  const input: Record<string, unknown> = { ...query, ...pathInput };
+  if (!hasQuery) return { ...pathInput };
+  const input: Record<string, unknown> = { ...getQuery(request as unknown as NodeHTTPRequest, undefined as unknown as URL), ...pathInput };
   for (const key of arrayKeys) if (input[key] !== undefined && !Array.isArray(input[key])) input[key] = [input[key]];
   return input;
 }
 
-function inputPlan(procedure: OpenApiProcedure): InputPlan {
+/** How the handler turns a request into the procedure's input: whether it takes one, which query keys are arrays. */
+function inputPlan(procedure: OpenApiProcedure): { takesInput: boolean; arrayKeys: readonly string[] } {
   const { inputParser } = getInputOutputParsers(procedure);
   const schema = unwrapZodType(inputParser, true);
   const arrayKeys: string[] = [];
@@ -136,4 +131,15 @@ function inputPlan(procedure: OpenApiProcedure): InputPlan {
     coerceSchema(schema);
   }
   return { takesInput: !instanceofZodTypeLikeVoid(schema), arrayKeys };
+}
+
+/**
+ * Whether some path could match both OpenAPI paths as trpc-to-openapi matches them (case
+ * ignored, a `{parameter}` any segment): the same number of segments, each pair equal or one
+ * holding a parameter.
+ */
+function pathsOverlap(a: string, b: string): boolean {
+  const segmentsOf = (path: string) => path.replace(/^\/|\/$/g, '').toLowerCase().split('/');
+  const [first, second] = [segmentsOf(a), segmentsOf(b)];
+  return first.length === second.length && first.every((segment, index) => segment === second[index] || segment.includes('{') || second[index]?.includes('{') === true);
 }

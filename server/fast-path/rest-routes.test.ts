@@ -1,4 +1,4 @@
-import Fastify, { type InjectOptions, type LightMyRequestResponse } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest, type InjectOptions, type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../../tests/helpers/app.js';
 import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../../tests/helpers/scripted-store.js';
@@ -6,6 +6,7 @@ import { appRouter } from '../../routers/app.js';
 import { createContextFactory } from '../../routers/context.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { createTokenVerifier } from '../auth/bearer-tokens.js';
+import { openApiOperations } from '../routes/openapi-operations.js';
 import { responseMeta } from '../routes/rest-routes.js';
 import { createRestDirectCall } from './rest-direct-call.js';
 
@@ -131,25 +132,43 @@ describe('the fast REST path answers as trpc-to-openapi\'s Fastify plugin does',
 });
 
 describe('the direct call (rest-direct-call.ts)', () => {
-  it('answers the plain paths of operations itself and hands every other path on', async () => {
-    const tryDirectCall = createRestDirectCall({
-      router: appRouter,
+  const operations = openApiOperations(appRouter);
+  const directCallOf = createRestDirectCall(
+    {
       createContext: createContextFactory({ store: storeByRequest, verifyToken: createTokenVerifier([TEST_TOKEN]) }),
       onError: ({ error }) => {
         throw error;
       },
       responseMeta,
       mapOutput: int64Json.mark,
-    });
+    },
+    operations,
+  );
+  const handOn = async (_request: FastifyRequest, reply: FastifyReply) => reply.code(299).send('handed on');
+
+  it('answers the plain paths of operations itself and hands every other path on', async () => {
     const app = Fastify();
-    app.get('/*', async (request, reply) => ((await tryDirectCall(request, reply)) ? reply : reply.code(299).send('handed on')));
-    const answer = async (url: string) => {
-      const { statusCode, body } = await app.inject({ method: 'GET', url, headers: token });
+    for (const operation of operations) app.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handOn) });
+    app.all('/*', handOn);
+    const answer = async (url: string, method: 'GET' | 'HEAD' = 'GET') => {
+      const { statusCode, body } = await app.inject({ method, url, headers: token });
       return { statusCode, body };
     };
     expect(await answer('/plants/1')).toEqual({ statusCode: 200, body: '{"id":1,"name":"Monstera","tag":"tropical"}' });
     expect((await answer('/plants?limit=1')).statusCode).toBe(200);
-    for (const url of ['/plants/%31', '/plants/1/', '/plants/1.5', '/pots/1', '/plants/1/2']) expect(await answer(url), url).toEqual({ statusCode: 299, body: 'handed on' });
+    for (const url of ['/plants/%31', '/plants/1/', '/plants/1.5', '/pots/1', '/plants/1/2', '/Plants/1']) expect(await answer(url), url).toEqual({ statusCode: 299, body: 'handed on' });
+    expect((await answer('/plants/1', 'HEAD')).statusCode, 'HEAD').toBe(299);
     await app.close();
+  });
+
+  it('leaves to the handler an operation whose paths an earlier one of the same method also matches', () => {
+    const getPlant = operations.find((operation) => operation.method === 'GET' && operation.path === '/plants/{id}');
+    if (getPlant === undefined) throw new Error('no GET /plants/{id} operation');
+    const later = { ...getPlant, path: '/Plants/count', fastifyPath: '/Plants/count' };
+    const another = { ...getPlant, path: '/plants/{id}/pots', fastifyPath: '/plants/:id/pots' };
+    const withLater = createRestDirectCall({ createContext: () => { throw new Error('not called'); }, onError: () => undefined, responseMeta, mapOutput: (output) => output }, [...operations, later, another]);
+    expect(withLater(later, handOn)).toBe(handOn);
+    expect(withLater(another, handOn)).not.toBe(handOn);
+    expect(withLater(getPlant, handOn)).not.toBe(handOn);
   });
 });

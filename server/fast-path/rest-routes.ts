@@ -32,9 +32,10 @@ const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']
  * trpc-to-openapi's node-http handler, as its Fastify plugin mounts it, but given light request
  * and response shims (openapi-shims.ts) and a caller that runs procedures with run-procedure.ts.
  *
- * Each operation gets an exact Fastify route; a catch-all route behind them hands everything
- * else to the same handler, as the plugin's one catch-all does, so what trpc-to-openapi does with
- * other paths (its case-insensitive and trailing-slash matching, 404 for the rest) is unchanged.
+ * Each operation gets an exact Fastify route, answered by the direct call (rest-direct-call.ts);
+ * a catch-all route behind them hands everything else to the handler, as the plugin's one
+ * catch-all does, so what trpc-to-openapi does with other paths (its case-insensitive and
+ * trailing-slash matching, 404 for the rest) is unchanged.
  */
 export function registerFastRestRoutes(rest: FastifyInstance, { router, createContext, onError, responseMeta, operations, mapOutput }: FastRestOptions): void {
   const runnerRouter: AppRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as AppRouter['createCaller'] };
@@ -49,11 +50,7 @@ export function registerFastRestRoutes(rest: FastifyInstance, { router, createCo
     await handle(new OpenApiRequest(request) as ShimRequest, new OpenApiResponse(reply) as ShimResponse);
     return reply;
   };
-  const tryDirectCall = createRestDirectCall({ router, createContext, onError, responseMeta, mapOutput });
-  const operationHandler = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (await tryDirectCall(request, reply)) return reply;
-    return handler(request, reply);
-  };
-  for (const { method, fastifyPath } of operations) rest.route({ method, url: fastifyPath, handler: operationHandler });
+  const directCallOf = createRestDirectCall({ createContext, onError, responseMeta, mapOutput }, operations);
+  for (const operation of operations) rest.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handler) });
   rest.route({ method: OPENAPI_METHODS, url: '/*', handler });
 }

@@ -114,7 +114,20 @@ describe('runProcedure follows tRPC middleware semantics', () => {
         .query(() => ({ n }));
     expect(await expectSameOutcome(asyncCheck(1), { ...call(undefined), type: 'query' })).toEqual({ data: { n: 1 } });
     expect(await expectSameOutcome(asyncCheck(-1), { ...call(undefined), type: 'query' })).toMatchObject({ message: 'Output validation failed' });
+  });
 
+  it('parses input as tRPC does: several inputs merged, transforms, async checks and failures', async () => {
+    const merged = t.procedure
+      .input(z.object({ n: z.number() }))
+      .input(z.object({ label: z.string().transform((label) => label.toUpperCase()) }))
+      .query(({ input }) => input);
+    expect(await expectSameOutcome(merged, { ...call({ n: 1, label: 'fern' }), type: 'query' })).toEqual({ data: { n: 1, label: 'FERN' } });
+    expect(await expectSameOutcome(merged, { ...call({ n: 1 }), type: 'query' })).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(await expectSameOutcome(merged, { ...call('not an object'), type: 'query' })).toMatchObject({ code: 'BAD_REQUEST' });
+
+    const asyncCheck = t.procedure.input(z.number().refine(async (n) => n > 0, 'must be positive')).query(({ input }) => input);
+    expect(await expectSameOutcome(asyncCheck, { ...call(2), type: 'query' })).toEqual({ data: 2 });
+    expect(await expectSameOutcome(asyncCheck, { ...call(-2), type: 'query' })).toMatchObject({ code: 'BAD_REQUEST' });
   });
 
   it('gives trpc-to-openapi a caller that runs the procedure for its path', async () => {

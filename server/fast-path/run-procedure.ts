@@ -36,6 +36,7 @@ type Middleware = ((opts: MiddlewareOptions) => Promise<MiddlewareResult>) & { _
 /** The parts of a procedure's definition tRPC's runner uses; `middlewares` is not in its public type. */
 interface RunnableDefinition {
   middlewares: Middleware[];
+  inputs: Parser[];
   meta: unknown;
   output?: Parser;
   experimental_caller: boolean;
@@ -109,33 +110,80 @@ const plans = new WeakMap<RunnableDefinition, Plan>();
 function planOf(definition: RunnableDefinition): Plan {
   let plan = plans.get(definition);
   if (plan === undefined) {
-    const { middlewares, output, meta } = definition;
-    // tRPC allows one `.output()` per procedure, and keeps its parser in the definition.
-    const steps = output === undefined ? middlewares : middlewares.map((m) => (m._type === 'output' ? outputStep(getParseFn(output)) : m));
-    plan = { steps, meta };
+    plan = { steps: stepsOf(definition), meta: definition.meta };
     plans.set(definition, plan);
   }
   return plan;
 }
 
 /**
- * tRPC's output middleware (`createOutputMiddleware`) without its object-spread helper: the same
- * parse function (`getParseFn` of the same parser), the same error when parsing fails, and a copy
- * of the result with the parsed data.
+ * The procedure's middlewares, with tRPC's input and output middlewares replaced by the steps
+ * below. tRPC adds one input middleware per `.input()`, in the order of `inputs`, and allows one
+ * `.output()`, whose parser it keeps in the definition; anything else is left as it is.
  */
-function outputStep(parse: (value: unknown) => unknown): Middleware {
-  return async ({ next }) => {
-    const result = await next();
-    if (!result.ok) return result;
-    let data: unknown;
+function stepsOf({ middlewares, inputs, output }: RunnableDefinition): Middleware[] {
+  const inputMiddlewares = middlewares.filter((middleware) => middleware._type === 'input');
+  if (inputMiddlewares.length !== inputs.length) return middlewares;
+  let nextInput = 0;
+  return middlewares.map((middleware) => {
+    if (middleware._type === 'input') return inputStep(getParseFn(inputs[nextInput++] as Parser));
+    if (middleware._type === 'output' && output !== undefined) return outputStep(getParseFn(output));
+    return middleware;
+  });
+}
+
+/**
+ * tRPC's input middleware (`createInputMiddleware`) without its object-spread helper and without
+ * awaiting a parse that has already finished: the same parse function (`getParseFn` of the same
+ * parser), the same BAD_REQUEST when parsing fails, the same merge with an earlier input.
+ */
+function inputStep(parse: (value: unknown) => unknown): Middleware {
+  return async (options) => {
+    const rawInput = await options.getRawInput();
+    let parsed: unknown;
     try {
-      data = await parse(result.data);
+      parsed = parse(rawInput);
+      if (isThenable(parsed)) parsed = await parsed;
     } catch (cause) {
-      throw new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause });
+      throw new TRPCError({ code: 'BAD_REQUEST', cause });
     }
-    return { ...result, data };
+    const input = isObject(options.input) && isObject(parsed) ? { ...options.input, ...parsed } : parsed;
+    return options.next({ input });
   };
 }
+
+/**
+ * tRPC's output middleware (`createOutputMiddleware`) without its object-spread helper, and not
+ * an async function (one promise less): the same parse function, the same error when parsing
+ * fails, and a copy of the result with the parsed data.
+ */
+function outputStep(parse: (value: unknown) => unknown): Middleware {
+  const parsedResult = async (result: MiddlewareResult & { ok: true }, parsed: PromiseLike<unknown>): Promise<MiddlewareResult> => {
+    try {
+      return { ...result, data: await parsed };
+    } catch (cause) {
+      throw outputError(cause);
+    }
+  };
+  return ({ next }) =>
+    next().then((result) => {
+      if (!result.ok) return result;
+      let data: unknown;
+      try {
+        data = parse(result.data);
+      } catch (cause) {
+        throw outputError(cause);
+      }
+      return isThenable(data) ? parsedResult(result, data) : { ...result, data };
+    });
+}
+
+const outputError = (cause: unknown) => new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause });
+
+/** What `await` would wait for, as tRPC awaits every parse. */
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+
+const isObject = (value: unknown): value is object => !!value && !Array.isArray(value) && typeof value === 'object';
 
 /** The router's procedures by path, for runners that look them up per request. */
 export function proceduresOf(router: AppRouter): Map<string, AnyTRPCProcedure> {

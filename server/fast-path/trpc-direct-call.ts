@@ -32,13 +32,22 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
   const deserialize = (json: unknown): unknown => config.transformer.input.deserialize(json);
   const procedures = new Map([...proceduresOf(router)].filter(([, procedure]) => isSingleCallType(procedure._def.type)));
 
+  /** An error answer, as tRPC's handler gives it: the router's error shape, status and headers. */
+  const sendError = (request: FastifyRequest, reply: FastifyReply, cause: unknown, where: ErrorPlace, headers: Record<string, string> = NO_HEADERS): true => {
+    const error = getTRPCErrorFromUnknown(cause);
+    onError({ error, req: request });
+    const response = { error: getTRPCErrorShape({ config, error, ...where }) };
+    const extra = errorHeaders(error);
+    return send(reply, getHTTPStatusCode(response, [error]), JSON.stringify(transformTRPCResponse(config, response)), headers === NO_HEADERS ? extra : { ...headers, ...extra });
+  };
+
   return async function tryDirectCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<boolean> {
     const procedure = procedures.get(path);
-    const input = procedure && singleCallInput(request);
-    if (procedure === undefined || input === undefined) return false;
+    const text = procedure && singleCallInput(request);
+    if (procedure === undefined || text === undefined) return false;
     const type = procedure._def.type as SingleCallType;
 
-    const readInput = createInputReader(input, deserialize);
+    const input = new CallInput(text, deserialize);
     let ctx: Context | undefined;
     let data: unknown;
     // tRPC's method check (without method override): a query must be a GET, a mutation a POST.
@@ -46,40 +55,33 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
     try {
       ctx = createContext(request.headers.authorization);
       // No signal, as with `createCaller`: no procedure here watches for a client going away.
-      if (request.method === accepted) data = await runProcedure(procedure, { path, getRawInput: readInput.read, ctx, type, signal: undefined, batchIndex: 0 });
+      if (request.method === accepted) data = await runProcedure(procedure, { path, getRawInput: input.read, ctx, type, signal: undefined, batchIndex: 0 });
     } catch (cause) {
-      return sendError(cause, { type, path, input: readInput.result(), ctx });
+      return sendError(request, reply, cause, { type, path, input: input.value, ctx });
     }
     if (request.method !== accepted) {
       const error = new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${request.method}-request to ${type} procedure at path "${path}"` });
-      return sendError(error, { type, path, input: undefined, ctx }, { allow: accepted });
+      return sendError(request, reply, error, { type, path, input: undefined, ctx }, { allow: accepted });
     }
     if (isDataStream(data)) {
       // tRPC raises this outside the call, so its error shape names no path and no input.
       const error = new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
-      return sendError(error, { type, path: undefined, input: undefined, ctx });
+      return sendError(request, reply, error, { type, path: undefined, input: undefined, ctx });
     }
     // What transformTRPCResponse makes of `{ result: { data } }`, without its three object spreads.
     const serialized: unknown = config.transformer.output.serialize(data);
-    return send(200, JSON.stringify({ result: { data: serialized } }), NO_HEADERS);
-
-    async function sendError(cause: unknown, where: ErrorPlace, headers: Record<string, string> = NO_HEADERS): Promise<true> {
-      const error = getTRPCErrorFromUnknown(cause);
-      onError({ error, req: request });
-      const response = { error: getTRPCErrorShape({ config, error, ...where }) };
-      const extra = errorHeaders(error);
-      return send(getHTTPStatusCode(response, [error]), JSON.stringify(transformTRPCResponse(config, response)), headers === NO_HEADERS ? extra : { ...headers, ...extra });
-    }
-
-    async function send(status: number, payload: string, extraHeaders: Record<string, string>): Promise<true> {
-      reply.code(status).headers(ANSWER_HEADERS);
-      if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
-      // The payload is already JSON: the identity serializer keeps Fastify from adding `; charset=utf-8`
-      // to the content type, as tRPC answers plain `application/json`.
-      await reply.serializer(asIs).send(payload);
-      return true;
-    }
+    return send(reply, 200, JSON.stringify({ result: { data: serialized } }), NO_HEADERS);
   };
+}
+
+function send(reply: FastifyReply, status: number, payload: string, extraHeaders: Record<string, string>): true {
+  reply.code(status).headers(ANSWER_HEADERS);
+  if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
+  // The payload is already JSON: the identity serializer keeps Fastify from adding `; charset=utf-8`
+  // to the content type, as tRPC answers plain `application/json`. Fastify's hooks are callbacks
+  // here, so the answer is on its way when this returns; the route handler returns the reply.
+  void reply.serializer(asIs).send(payload);
+  return true;
 }
 
 type SingleCallType = 'query' | 'mutation';
@@ -148,26 +150,31 @@ const asIs = (payload: string) => payload;
 /**
  * The input of a single call, as tRPC reads it: the text (a body without a leading byte-order
  * mark), empty meaning no input, parsed once when the procedure asks; text that does not parse
- * is a BAD_REQUEST with the parser's message. `result()` is the input for error shapes:
- * undefined unless it was read and parsed.
+ * is a BAD_REQUEST with the parser's message. `value` is the input for error shapes: undefined
+ * unless it was read and parsed.
  */
-function createInputReader({ text: raw, fromBody }: InputText, deserialize: (json: unknown) => unknown) {
-  let input: unknown;
-  let parsed = false;
-  return {
-    read: async (): Promise<unknown> => {
-      if (parsed) return input;
-      const text = fromBody && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
-      try {
-        input = text === '' ? undefined : deserialize(JSON.parse(text));
-      } catch (cause) {
-        if (cause instanceof TRPCError) throw cause;
-        throw new TRPCError({ code: 'BAD_REQUEST', message: cause instanceof Error ? cause.message : 'Invalid input', cause });
-      }
-      parsed = true;
-      return input;
-    },
-    result: (): unknown => input,
+class CallInput {
+  value: unknown = undefined;
+  private parsed = false;
+
+  constructor(
+    private readonly text: InputText,
+    private readonly deserialize: (json: unknown) => unknown,
+  ) {}
+
+  /** The procedure's `getRawInput`. */
+  readonly read = async (): Promise<unknown> => {
+    if (this.parsed) return this.value;
+    const { text: raw, fromBody } = this.text;
+    const text = fromBody && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
+    try {
+      this.value = text === '' ? undefined : this.deserialize(JSON.parse(text));
+    } catch (cause) {
+      if (cause instanceof TRPCError) throw cause;
+      throw new TRPCError({ code: 'BAD_REQUEST', message: cause instanceof Error ? cause.message : 'Invalid input', cause });
+    }
+    this.parsed = true;
+    return this.value;
   };
 }
 

@@ -1,28 +1,33 @@
 import { TRPCError } from '@trpc/server';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+export interface GracefulClose {
+  /** For onRequest: the 503 that refuses a request once closing (with `Connection: close`), else undefined. */
+  refusal(reply: FastifyReply): Error | undefined;
+  /** For onSend: `Connection: close` on every answer once closing. */
+  closeConnection(reply: FastifyReply): void;
+}
 
 /**
  * From the moment `app.close()` starts: requests still arriving on open keep-alive connections
  * are refused with 503 in the app's own error shapes (Fastify's built-in 503, turned off in
  * app.ts, has another body), and every answer says `Connection: close`, so each connection ends
  * with the response in flight on it and the server stops without waiting for idle timeouts.
+ * request-hooks.ts calls these from the app's one onRequest and one onSend hook.
  */
-export function registerGracefulClose(app: FastifyInstance): void {
+export function watchClosing(app: FastifyInstance): GracefulClose {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  // Callback-style hooks: they run on every request, and need no promise when there is nothing to do.
-  app.addHook('onRequest', (_request, reply, done) => {
-    if (!closing) {
-      done();
-      return;
-    }
-    reply.header('connection', 'close');
-    done(new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'the service is shutting down: try again shortly' }));
-  });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
-    done(null, payload);
-  });
+  return {
+    refusal(reply) {
+      if (!closing) return undefined;
+      reply.header('connection', 'close');
+      return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'the service is shutting down: try again shortly' });
+    },
+    closeConnection(reply) {
+      if (closing) reply.header('connection', 'close');
+    },
+  };
 }

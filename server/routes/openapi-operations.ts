@@ -1,3 +1,4 @@
+import type { AnyTRPCProcedure } from '@trpc/server';
 import type { HTTPMethods } from 'fastify';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
@@ -9,13 +10,18 @@ export interface OpenApiOperation {
   path: string;
   /** The same path in Fastify's syntax, `/plants/:id`. */
   fastifyPath: string;
+  /** The procedure, and its path in the router (`deletePlant`). */
+  procedure: AnyTRPCProcedure;
+  procedurePath: string;
   /** Whether a request URL (with or without query, trailing slash) names this operation's path. */
   matchesUrl(url: string): boolean;
 }
 
+/** The router's REST operations, in the order trpc-to-openapi tries them (the router's). */
 export function openApiOperations(router: AppRouter): OpenApiOperation[] {
-  return Object.values(router._def.procedures).flatMap((procedure) => {
-    const openapi = (procedure as { _def: { meta?: OpenApiMeta } })._def.meta?.openapi;
+  const procedures = Object.entries(router._def.procedures as Record<string, AnyTRPCProcedure>);
+  return procedures.flatMap(([procedurePath, procedure]) => {
+    const openapi = (procedure._def.meta as OpenApiMeta | undefined)?.openapi;
     if (!openapi || openapi.enabled === false) return [];
     // As trpc-to-openapi matches: case-insensitive, with or without a trailing slash.
     const pattern = new RegExp(`^${openapi.path.replace(/\/+$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i');
@@ -24,6 +30,8 @@ export function openApiOperations(router: AppRouter): OpenApiOperation[] {
         method: openapi.method,
         path: openapi.path,
         fastifyPath: openapi.path.replace(/\{(\w+)\}/g, ':$1'),
+        procedure,
+        procedurePath,
         matchesUrl: (url: string) => pattern.test(url.split('?', 1)[0] ?? ''),
       },
     ];

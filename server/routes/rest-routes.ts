@@ -1,5 +1,5 @@
 import type { TRPCError } from '@trpc/server';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { int64Json } from '../../schemas/int64-json.js';
@@ -25,9 +25,14 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
-    // A callback-style hook: no promise per request on the hot path.
-    rest.addHook('preHandler', (request, _reply, done) => {
+    // The body check, on the routes that take a body method (the operations' and the catch-all,
+    // in either mode): a callback-style hook, and none at all on GET and DELETE routes.
+    const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations));
+    };
+    rest.addHook('onRoute', (route) => {
+      const methods = [route.method].flat();
+      if (methods.some((method) => BODY_METHODS.has(method))) route.preHandler = [...[route.preHandler ?? []].flat(), checkBody];
     });
     if (fastPath) {
       registerFastRestRoutes(rest, { router, createContext, onError, responseMeta, operations, mapOutput: int64Json.mark });

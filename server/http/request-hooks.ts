@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { exactIntegers } from './exact-integers.js';
+import { watchClosing } from './graceful-close.js';
+
+/**
+ * What every request needs on its way in and out, as one onRequest and one onSend hook: each hook
+ * is a step of Fastify's hook runner on every request, so the shared work is gathered in one of
+ * each. Callback-style, so no promise per request.
+ *
+ * In: the request id (`X-Request-Id`, which error bodies and log lines name too), and the 503
+ * while the app closes (graceful-close.ts). Out: exact int64 numbers (exact-integers.ts), and
+ * `Connection: close` while the app closes.
+ */
+export function registerRequestHooks(app: FastifyInstance): void {
+  const gracefulClose = watchClosing(app);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done(gracefulClose.refusal(reply));
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    gracefulClose.closeConnection(reply);
+    done(null, exactIntegers(payload));
+  });
+}
