@@ -18,6 +18,13 @@ import { int64Json } from '../schemas/int64-json.js';
 /** Where the baseline routes answer in the service's app (its `/plants` routes are the service's own). */
 export const BASELINE_PATH = '/baseline/plants';
 
+/**
+ * The baseline delete in tRPC's wire shape (a POST whose JSON body names the id, answered 200 with
+ * tRPC's `{"result":{}}`): what reading that body and writing that answer cost in plain Fastify,
+ * the floor under `/trpc/deletePlant` that a REST delete (no body either way) does not have.
+ */
+export const BASELINE_DELETE_BY_BODY_PATH = `${BASELINE_PATH}/delete`;
+
 /** The output schemas of listPlants and deletePlant, as their procedures declare them. */
 const PlantListSchema = z.array(StoredPlantSchema);
 const NoOutputSchema = z.void();
@@ -35,6 +42,7 @@ export async function buildBaselineApp(config: AppConfig, store: PlantStore): Pr
   app.post(BASELINE_PATH, createPlantRoute(verifyToken, store));
   app.get(BASELINE_PATH, listPlantsRoute(verifyToken, store));
   app.delete(`${BASELINE_PATH}/:id`, deletePlantRoute(verifyToken, store));
+  app.post(BASELINE_DELETE_BY_BODY_PATH, deleteByBodyRoute(verifyToken, store));
   return app;
 }
 
@@ -89,6 +97,18 @@ function listPlantsRoute(verifyToken: TokenVerifier, store: PlantStore) {
     }
     // As the service: bigints as markers for JSON.stringify, written back as numbers by the app's onSend hook.
     return int64Json.mark(page);
+  };
+}
+
+/** `POST <BASELINE_DELETE_BY_BODY_PATH>` with `{"id": …}`: tRPC's empty result when the plant was there, 404 when not. */
+function deleteByBodyRoute(verifyToken: TokenVerifier, store: PlantStore) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    if (refusedToken(verifyToken, request, reply)) return reply;
+    const input = PlantIdInputSchema.safeParse(request.body);
+    if (!input.success) return badRequest(reply, input.error);
+    if (!(await store.delete(input.data.id))) return reply.code(404).send({ error: 404, message: `no plant with id ${input.data.id}` });
+    NoOutputSchema.parse(undefined);
+    return { result: {} };
   };
 }
 

@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import type { Request } from 'autocannon';
-import { BASELINE_PATH } from './baseline-app.js';
+import { BASELINE_DELETE_BY_BODY_PATH, BASELINE_PATH } from './baseline-app.js';
 import type { PeerKind, ServerKind } from './child-protocol.js';
 import { createPlantRequest, deleteByBodyRequest, deleteByPathRequest, getRequest, LIST_LIMIT, PLANT_NAME, PLANT_TAG } from './plant-requests.js';
 
@@ -98,6 +98,13 @@ export const DELETE: Operation = {
     { label: BASELINE_LABEL, server: 'baseline', request: (token) => deleteByPathRequest(BASELINE_PATH, token), expected: { status: 204, body: undefined } },
     { label: 'DELETE /plants/{id} (trpc-to-openapi)', server: 'service', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined } },
     { label: '/trpc/deletePlant (tRPC)', server: 'service', request: (token) => deleteByBodyRequest('/trpc/deletePlant', token), expected: { status: 200, body: { result: {} } } },
+    {
+      label: "reference: the baseline in tRPC's wire shape (JSON body in, JSON answer out)",
+      server: 'baseline',
+      request: (token) => deleteByBodyRequest(BASELINE_DELETE_BY_BODY_PATH, token),
+      expected: { status: 200, body: { result: {} } },
+      reference: true,
+    },
     ...peerContenders((token) => deleteByPathRequest('/plants', token), { status: 204, body: undefined }),
   ],
 };

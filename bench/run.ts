@@ -88,14 +88,6 @@ function storePreparation(operation: Operation, db: BenchDatabase | undefined) {
   };
 }
 
-/**
- * The pause before each measured round. Without it, the round after a heavy contender's (oRPC's)
- * was measured while that server and the kernel were still finishing its work: the baseline,
- * which follows oRPC, measured 29–36 µs of CPU per delete in three runs, and 19 µs with this pause.
- */
-const SETTLE_MS = 1_000;
-const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-
 /** Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike. */
 async function compare(store: StoreKind, mongodbUri: string, operations: readonly Operation[], db: BenchDatabase | undefined): Promise<Map<Operation, ContenderSummary[]>> {
   const env = serverEnv(mongodbUri);
@@ -132,7 +124,6 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
       for (let round = 0; round < plan.rounds; round += 1) {
         for (const contender of contenders) {
           await preparation.beforeRound(plan.seconds);
-          await settle();
           rounds.get(contender)?.push(await load(contender, plan.seconds));
         }
       }
@@ -193,7 +184,7 @@ function printComparison(title: string, summaries: ContenderSummary[], store: St
 
 async function main(): Promise<void> {
   console.log(`Plant store benchmark${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
-  console.log(`autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender after a ${plan.warmupSeconds} s warm-up, each after a ${SETTLE_MS / 1000} s pause;`);
+  console.log(`autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender after a ${plan.warmupSeconds} s warm-up;`);
   console.log(
     `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn; each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
       'each delete removes a stored plant (MongoDB: stored before each round); figures are medians over the rounds.',

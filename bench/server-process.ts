@@ -9,6 +9,17 @@ import { SERVER_KIND_ENV, STORE_KIND_ENV, isChildMessage, type ChildMessage, typ
  */
 const CHILD_SCRIPT = fileURLToPath(new URL('../dist/bench/server-child.js', import.meta.url));
 
+/**
+ * Every server child, the service's and the peers' alike, runs without V8's allocation-site
+ * pretenuring. With it, V8 sometimes decides during start-up that objects from some allocation
+ * site live long, then allocates that site's per-request objects straight in the old generation
+ * for the life of the process: young collections slow down and full ones come every second. It is
+ * a lottery per process: of 4 baseline processes started alike, 3 took 31–46 µs of CPU per
+ * delete and 1 took 19–26; with this flag all 4 took 18–25 (bench/README.md). Without it, one
+ * contender's unlucky process decided a comparison.
+ */
+const STEADY_HEAP_FLAGS = ['--no-allocation-site-pretenuring'];
+
 export interface ServerProcessOptions {
   server: ServerKind;
   store: StoreKind;
@@ -29,7 +40,7 @@ export class ServerProcess {
     // The caller's environment passes through, so `FAST_PATH=off npm run bench` measures the stock adapters.
     const service = await startService(
       { NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env, [SERVER_KIND_ENV]: server, [STORE_KIND_ENV]: store },
-      { script: CHILD_SCRIPT, nodeFlags, inheritEnv: true, ipc: true, echo: true },
+      { script: CHILD_SCRIPT, nodeFlags: [...STEADY_HEAP_FLAGS, ...nodeFlags], inheritEnv: true, ipc: true, echo: true },
     );
     return new ServerProcess(service);
   }

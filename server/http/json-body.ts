@@ -1,21 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { int64Json } from '../../schemas/int64-json.js';
 import { httpError } from '../errors/http-error.js';
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * A JSON body's text, or a 400 error when its bytes are not UTF-8 (which JSON must be, RFC 8259).
- * Decoding leniently would turn invalid bytes into U+FFFD and store a name the client never sent.
- */
-export function utf8Body(bytes: Buffer): string | Error {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return httpError(400, 'the request body is not valid UTF-8');
-  }
-}
+import { readBodyText, type BodyStream } from './body-text.js';
 
 /**
  * Parses JSON bodies like Fastify's own parser (secure-json-parse, refusing `__proto__` and
@@ -25,28 +12,27 @@ export function utf8Body(bytes: Buffer): string | Error {
  */
 export function registerJsonBodyParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes: Buffer, done) => {
-    // Clients often send Content-Type on every request: an empty DELETE is no body, not an empty one.
-    if (bytes.length === 0 && request.method === 'DELETE') {
-      done(null, undefined);
-      return;
-    }
-    const body = utf8Body(bytes);
-    if (body instanceof Error) {
-      done(body);
-      return;
-    }
-    const marked = int64Json.markText(body);
-    let parsed: unknown;
-    try {
-      parsed = parseSecurely(marked);
-    } catch (error) {
-      // The client's own text, so that positions in the message are where the client put them.
-      done(httpError(400, describeParseFailure(body, marked === body ? error : parseFailure(body))));
-      return;
-    }
-    done(null, marked === body ? parsed : int64Json.revive(parsed));
+  app.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
+    readBodyText(request, payload, (error, body = '') => {
+      if (error) done(error);
+      else done(...parseJsonBody(request, body));
+    });
   });
+}
+
+/** The body parsed, or the 400 that says what is wrong with it, as `done`'s arguments. */
+function parseJsonBody(request: FastifyRequest, body: string): [Error | null, unknown?] {
+  // Clients often send Content-Type on every request: an empty DELETE is no body, not an empty one.
+  if (body === '' && request.method === 'DELETE') return [null, undefined];
+  const marked = int64Json.markText(body);
+  let parsed: unknown;
+  try {
+    parsed = parseSecurely(marked);
+  } catch (error) {
+    // The client's own text, so that positions in the message are where the client put them.
+    return [httpError(400, describeParseFailure(body, marked === body ? error : parseFailure(body)))];
+  }
+  return [null, marked === body ? parsed : int64Json.revive(parsed)];
 }
 
 function parseSecurely(text: string): unknown {

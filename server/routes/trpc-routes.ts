@@ -5,7 +5,7 @@ import { int64Json } from '../../schemas/int64-json.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { createDirectCall } from '../fast-path/index.js';
-import { utf8Body } from '../http/json-body.js';
+import { readBodyText, type BodyStream } from '../http/body-text.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -39,10 +39,11 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       // that the router's transformer turns into bigints (schemas/int64-json.ts). Multipart is
       // not accepted (415): no procedure takes FormData, and tRPC answered it with an unlogged 500.
       trpc.removeContentTypeParser('application/json');
-      trpc.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) => {
-        const body = utf8Body(bytes);
-        if (body instanceof Error) done(body);
-        else done(null, int64Json.markText(body));
+      trpc.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
+        readBodyText(request, payload, (error, body = '') => {
+          if (error) done(error);
+          else done(null, int64Json.markText(body));
+        });
       });
       // A query's input comes in the URL (`?input=<JSON>`): its big integers are marked there too.
       trpc.addHook('onRequest', (request, _reply, done) => {

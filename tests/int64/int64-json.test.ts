@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { int64Json } from '../../schemas/int64-json.js';
+import { int64Json, mayHoldBigInteger } from '../../schemas/int64-json.js';
 
 /** What an exact reader makes of an integer's digits: a number while it is safe, else a bigint. */
 const exact = (digits: string): number | bigint => {
@@ -38,5 +38,39 @@ describe('int64Json.parse', () => {
 
   it('leaves numbers in strings and non-integers as JSON.parse reads them', () => {
     expect(int64Json.parse('{"note":"9007199254740993","ratio":0.9007199254740993}')).toEqual({ note: '9007199254740993', ratio: 0.9007199254740993 });
+  });
+});
+
+describe('mayHoldBigInteger, the scan that decides whether a text needs the exact rewrite', () => {
+  /** The rule it implements, as a regular expression: a run of 17 digits, 16 starting with 9, or an exponent. */
+  const rule = /\d{17}|9\d{15}|\d[eE][+-]?\d/;
+
+  it('agrees with the rule on texts made of digits, exponents, signs and the rest of JSON', () => {
+    // A fixed-seed generator, so a failure names a text that can be replayed.
+    let seed = 15;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    const pieces = ['9', '1', '0', '5', 'e', 'E', '+', '-', '.', '"', ',', ':', '{', 'a', ' ', '9007199254740993', '123456789012345', '8999999999999999'];
+    for (let text = 0; text < 5_000; text += 1) {
+      const sample = Array.from({ length: 1 + random(40) }, () => pieces[random(pieces.length)]).join('');
+      expect(mayHoldBigInteger(sample), sample).toBe(rule.test(sample));
+    }
+  });
+
+  it.each([
+    ['{"id":1000000000000000}', false],
+    ['{"id":8999999999999999}', false],
+    ['{"id":9000000000000000}', true],
+    ['{"id":10000000000000000}', true],
+    ['{"id":1e3}', true],
+    ['{"id":1E+3}', true],
+    ['{"id":1e-3}', true],
+    ['{"name":"tree 1e"}', false],
+    ['{"name":"e1"}', false],
+  ])('%s: %s', (text, expected) => {
+    expect(mayHoldBigInteger(text)).toBe(expected);
+    expect(rule.test(text)).toBe(expected);
   });
 });
