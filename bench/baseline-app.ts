@@ -41,8 +41,8 @@ export async function buildBaselineApp(config: AppConfig, store: PlantStore): Pr
   const verifyToken = createTokenVerifier(config.apiTokens);
   app.post(BASELINE_PATH, createPlantRoute(verifyToken, store));
   app.get(BASELINE_PATH, listPlantsRoute(verifyToken, store));
-  app.delete(`${BASELINE_PATH}/:id`, deletePlantRoute(verifyToken, store));
-  app.post(BASELINE_DELETE_BY_BODY_PATH, deleteByBodyRoute(verifyToken, store));
+  app.delete(`${BASELINE_PATH}/:id`, deletePlantRoute(verifyToken, store, REST_DELETE));
+  app.post(BASELINE_DELETE_BY_BODY_PATH, deletePlantRoute(verifyToken, store, BODY_DELETE));
   return app;
 }
 
@@ -100,26 +100,24 @@ function listPlantsRoute(verifyToken: TokenVerifier, store: PlantStore) {
   };
 }
 
-/** `POST <BASELINE_DELETE_BY_BODY_PATH>` with `{"id": …}`: tRPC's empty result when the plant was there, 404 when not. */
-function deleteByBodyRoute(verifyToken: TokenVerifier, store: PlantStore) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    if (refusedToken(verifyToken, request, reply)) return reply;
-    const input = PlantIdInputSchema.safeParse(request.body);
-    if (!input.success) return badRequest(reply, input.error);
-    if (!(await store.delete(input.data.id))) return reply.code(404).send({ error: 404, message: `no plant with id ${input.data.id}` });
-    NoOutputSchema.parse(undefined);
-    return { result: {} };
-  };
+/** Where a delete finds the id, and what it answers when the plant was there. */
+interface DeleteShape {
+  input: (request: FastifyRequest) => unknown;
+  deleted: (reply: FastifyReply) => unknown;
 }
 
 /** `DELETE /plants/{id}`: 204 when the plant was there, 404 when not. */
-function deletePlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+const REST_DELETE: DeleteShape = { input: (request) => request.params, deleted: (reply) => reply.code(204).send() };
+/** `POST <BASELINE_DELETE_BY_BODY_PATH>` with `{"id": …}`: tRPC's empty result when the plant was there. */
+const BODY_DELETE: DeleteShape = { input: (request) => request.body, deleted: () => ({ result: {} }) };
+
+function deletePlantRoute(verifyToken: TokenVerifier, store: PlantStore, { input: inputOf, deleted }: DeleteShape) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     if (refusedToken(verifyToken, request, reply)) return reply;
-    const input = PlantIdInputSchema.safeParse(request.params);
+    const input = PlantIdInputSchema.safeParse(inputOf(request));
     if (!input.success) return badRequest(reply, input.error);
     if (!(await store.delete(input.data.id))) return reply.code(404).send({ error: 404, message: `no plant with id ${input.data.id}` });
     NoOutputSchema.parse(undefined);
-    return reply.code(204).send();
+    return deleted(reply);
   };
 }
