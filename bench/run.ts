@@ -16,7 +16,7 @@ import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { deleteIds } from './plant-requests.js';
 import { formatPeerTargets, formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
-import { ServerProcess } from './server-process.js';
+import { ServerProcess, STEADY_HEAP_FLAGS } from './server-process.js';
 import { measureStartup } from './startup-time.js';
 
 const { values: args } = parseArgs({
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
   console.log(`Plant store benchmark${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
   console.log(`autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender after a ${plan.warmupSeconds} s warm-up;`);
   console.log(
-    `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn; each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
+    `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn and node ${STEADY_HEAP_FLAGS.join(' ')} (bench/server-process.ts); each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
       'each delete removes a stored plant (MongoDB: stored before each round); figures are medians over the rounds.',
   );
   if (args['cpu-prof']) console.log(`CPU profiles of the server children: ${PROFILE_DIR}`);

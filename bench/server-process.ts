@@ -18,7 +18,7 @@ const CHILD_SCRIPT = fileURLToPath(new URL('../dist/bench/server-child.js', impo
  * delete and 1 took 19–26; with this flag all 4 took 18–25 (bench/README.md). Without it, one
  * contender's unlucky process decided a comparison.
  */
-const STEADY_HEAP_FLAGS = ['--no-allocation-site-pretenuring'];
+export const STEADY_HEAP_FLAGS = ['--no-allocation-site-pretenuring'];
 
 export interface ServerProcessOptions {
   server: ServerKind;
