@@ -14,7 +14,7 @@ const CHILD_SCRIPT = fileURLToPath(new URL('../dist/bench/server-child.js', impo
  * pretenuring. With it, V8 sometimes decides during start-up that objects from some allocation
  * site live long, then allocates that site's per-request objects straight in the old generation
  * for the life of the process: young collections slow down and full ones come every second. It is
- * a lottery per process: of 4 baseline processes started alike, 3 took 31–46 µs of CPU per
+ * a lottery per process: of 4 baseline processes started alike, 3 took 25–46 µs of CPU per
  * delete and 1 took 19–26; with this flag all 4 took 18–25 (bench/README.md). Without it, one
  * contender's unlucky process decided a comparison.
  */

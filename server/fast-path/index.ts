@@ -2,9 +2,9 @@
  * The fast path: the one door to the code that reads tRPC's and trpc-to-openapi's internals to
  * serve the same answers with less work per request (what it saves is measured in bench/README.md).
  *
- * - REST: an operation's plain path is answered by the direct call, which takes trpc-to-openapi's
- *   handler's steps with its own exported pieces (its procedure cache, query reading, coercion and
- *   error conversion) but works out once per procedure what the handler redoes per request
+ * - REST: an operation's plain path is answered on its own route by the direct call, which takes
+ *   trpc-to-openapi's handler's steps with its own exported pieces (query reading, coercion and
+ *   error conversion) but works out once per operation what the handler redoes per request
  *   (rest-direct-call.ts); any other path goes to trpc-to-openapi's handler itself, given light
  *   request/response shims instead of Fastify's patched objects (rest-routes.ts,
  *   openapi-shims.ts). Both run procedures without tRPC's per-level object copies (run-procedure.ts).
