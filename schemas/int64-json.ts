@@ -30,7 +30,13 @@ export interface Int64Json {
   transformer: { serialize: (value: unknown) => unknown; deserialize: (value: unknown) => unknown };
 }
 
-const [ZERO, NINE, PLUS, MINUS, LOWER_E, UPPER_E] = ['0', '9', '+', '-', 'e', 'E'].map((char) => char.charCodeAt(0)) as [number, number, number, number, number, number];
+// Character codes the scan below compares with.
+const ZERO = 0x30;
+const NINE = 0x39;
+const PLUS = 0x2b;
+const MINUS = 0x2d;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
 const isDigit = (code: number) => code >= ZERO && code <= NINE;
 
 /**

@@ -9,6 +9,7 @@ import {
   instanceofZodTypeLikeVoid,
   instanceofZodTypeObject,
   instanceofZodTypeOptional,
+  normalizePath,
   unwrapZodType,
   zodSupportsCoerce,
   type NodeHTTPRequest,
@@ -134,12 +135,12 @@ function inputPlan(procedure: OpenApiProcedure): { takesInput: boolean; arrayKey
 }
 
 /**
- * Whether some path could match both OpenAPI paths as trpc-to-openapi matches them (case
- * ignored, a `{parameter}` any segment): the same number of segments, each pair equal or one
- * holding a parameter.
+ * Whether some path could match both OpenAPI paths as trpc-to-openapi matches them (its
+ * `normalizePath`, case ignored, a `{parameter}` any segment): the same number of segments, each
+ * pair equal or one holding a parameter.
  */
 function pathsOverlap(a: string, b: string): boolean {
-  const segmentsOf = (path: string) => path.replace(/^\/|\/$/g, '').toLowerCase().split('/');
+  const segmentsOf = (path: string) => normalizePath(path).toLowerCase().split('/');
   const [first, second] = [segmentsOf(a), segmentsOf(b)];
   return first.length === second.length && first.every((segment, index) => segment === second[index] || segment.includes('{') || second[index]?.includes('{') === true);
 }

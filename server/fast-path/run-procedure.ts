@@ -181,9 +181,10 @@ function outputStep(parse: (value: unknown) => unknown): Middleware {
 const outputError = (cause: unknown) => new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause });
 
 /** What `await` would wait for, as tRPC awaits every parse. */
-const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+export const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
-const isObject = (value: unknown): value is object => !!value && !Array.isArray(value) && typeof value === 'object';
+/** tRPC's test for a plain object (not null, not an array). */
+export const isObject = (value: unknown): value is object => !!value && !Array.isArray(value) && typeof value === 'object';
 
 /** The router's procedures by path, for runners that look them up per request. */
 export function proceduresOf(router: AppRouter): Map<string, AnyTRPCProcedure> {

@@ -3,7 +3,7 @@ import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
-import { proceduresOf, runProcedure } from './run-procedure.js';
+import { isObject, isThenable, proceduresOf, runProcedure } from './run-procedure.js';
 
 export interface DirectCallOptions {
   router: AppRouter;
@@ -187,9 +187,5 @@ function isJson(contentType: string | undefined): boolean {
 function isDataStream(value: unknown): boolean {
   if (!isObject(value)) return false;
   if (Symbol.asyncIterator in value) return true;
-  return Object.values(value).some((item) => isObject(item) && (Symbol.asyncIterator in item || typeof (item as { then?: unknown }).then === 'function'));
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return Object.values(value).some((item) => isObject(item) && (Symbol.asyncIterator in item || isThenable(item)));
 }

@@ -6,7 +6,8 @@ import { httpError } from '../errors/http-error.js';
 /** The body stream Fastify hands a content-type parser; a preParsing stream may count its encoded bytes. */
 export type BodyStream = Readable & { receivedEncodedLength?: number };
 
-type Done = (error: Error | null, text?: string) => void;
+/** The body's text (a leading byte-order mark dropped) and how many bytes it came in, or the error. */
+type Done = (error: Error | null, text?: string, byteLength?: number) => void;
 
 const BYTE_ORDER_MARK = 0xfeff;
 
@@ -69,7 +70,7 @@ export function readBodyText(request: FastifyRequest, payload: BodyStream, done:
     }
     // A leading byte-order mark is dropped, as a UTF-8 TextDecoder (and so a fetch Request's text()) drops it.
     const text = bytes.toString('utf8');
-    done(null, text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text);
+    done(null, text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text, bytes.length);
   }
 
   payload.on('data', onData);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { int64Json } from '../../schemas/int64-json.js';
 import { httpError } from '../errors/http-error.js';
@@ -13,17 +13,17 @@ import { readBodyText, type BodyStream } from './body-text.js';
 export function registerJsonBodyParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
-    readBodyText(request, payload, (error, body = '') => {
+    readBodyText(request, payload, (error, body = '', byteLength = 0) => {
       if (error) done(error);
-      else done(...parseJsonBody(request, body));
+      // Clients often send Content-Type on every request: an empty DELETE is no body, not an empty one.
+      else if (byteLength === 0 && request.method === 'DELETE') done(null, undefined);
+      else done(...parseJsonBody(body));
     });
   });
 }
 
 /** The body parsed, or the 400 that says what is wrong with it, as `done`'s arguments. */
-function parseJsonBody(request: FastifyRequest, body: string): [Error | null, unknown?] {
-  // Clients often send Content-Type on every request: an empty DELETE is no body, not an empty one.
-  if (body === '' && request.method === 'DELETE') return [null, undefined];
+function parseJsonBody(body: string): [Error | null, unknown?] {
   const marked = int64Json.markText(body);
   let parsed: unknown;
   try {

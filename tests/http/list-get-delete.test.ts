@@ -150,6 +150,11 @@ describe('DELETE /plants/{id}', () => {
     expect(response.statusCode).toBe(204);
   });
 
+  it('reads a DELETE body of only a byte-order mark as an empty body, not as no body', async () => {
+    const response = await testApp.app.inject({ method: 'DELETE', url: '/plants/5', headers: { ...auth, 'content-type': 'application/json' }, payload: Buffer.from([0xef, 0xbb, 0xbf]) });
+    expectError(response, 400, 'the request body is empty: send a JSON object');
+  });
+
   it('deletes only the plant named', async () => {
     await store(1, 2, 3);
     expect((await del('/plants/2')).statusCode).toBe(204);
