@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyLoggerOptions } from 'fastify';
 import { appRouter, createCaller } from '../routers/app.js';
@@ -12,6 +11,7 @@ import { answerClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handling.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerRequestHooks } from './http/request-hooks.js';
+import { createRequestIdGenerator } from './http/request-ids.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { registerDocsRoutes } from './openapi/docs-routes.js';
@@ -47,7 +47,7 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
     },
     logController: new OneLinePerRequest(),
     childLoggerFactory: requestLoggerFactory,
-    genReqId: () => randomUUID(),
+    genReqId: createRequestIdGenerator(),
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,

@@ -86,7 +86,7 @@ function operationCall(operation: OpenApiOperation, { createContext, onError, re
       }
       const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
       const ctx = createContext(request.headers.authorization);
-      const data = mapOutput(await runProcedure(procedure, { ctx, getRawInput: async () => input, path, type, signal: undefined, batchIndex: 0 }));
+      const data = mapOutput(await runProcedure(procedure, { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type, signal: undefined, batchIndex: 0 }));
       // For a plain path, the path and query are the request's own text, as the handler's `new URL()`
       // would give them (the query is only read back through URLSearchParams, which decodes both alike).
       meta = responseMeta({ ctx, data: [data], errors: [], info: { url: { pathname, search } } });

@@ -130,6 +130,39 @@ describe('runProcedure follows tRPC middleware semantics', () => {
     expect(await expectSameOutcome(asyncCheck, { ...call(-2), type: 'query' })).toMatchObject({ code: 'BAD_REQUEST' });
   });
 
+  it('resolves as tRPC does: sync and async answers, throws, rejections and foreign thenables', async () => {
+    const resolving = (resolve: () => unknown) => t.procedure.query(resolve);
+    // Not a promise: has only `then`, which answers later, as a foreign library's thenable may.
+    const thenable = (value: unknown) => ({ then: (onFulfilled: (value: unknown) => void) => setTimeout(() => { onFulfilled(value); }, 1) });
+    const query = { ...call(undefined), type: 'query' as const };
+    expect(await expectSameOutcome(resolving(() => 'now'), query)).toEqual({ data: 'now' });
+    expect(await expectSameOutcome(resolving(async () => 'later'), query)).toEqual({ data: 'later' });
+    expect(await expectSameOutcome(resolving(() => thenable('foreign')), query)).toEqual({ data: 'foreign' });
+    expect(await expectSameOutcome(resolving(() => undefined), query)).toEqual({ data: undefined });
+    await expectSameOutcome(resolving(() => {
+      throw new TRPCError({ code: 'NOT_FOUND', message: 'gone' });
+    }), query);
+    expect(await expectSameOutcome(resolving(() => Promise.reject(new Error('plain'))), query)).toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
+  });
+
+  it('reads input held by the caller at once, and the same as getRawInput would give', async () => {
+    const held = (input: unknown): ProcedureCall => ({ ...call(input), readRawInputNow: () => input });
+    expect(await expectSameOutcome(procedure, held({ n: 3 }))).toEqual({ data: { user: 'ANN', trace: ['first'], n: 6 } });
+    await expectSameOutcome(procedure, held({ n: 'three' }));
+
+    // What readRawInputNow throws is what getRawInput rejects with: passed on as it is, not a BAD_REQUEST.
+    const refused = new TRPCError({ code: 'PARSE_ERROR', message: 'not JSON' });
+    const failing: ProcedureCall = { ...call(undefined), getRawInput: () => Promise.reject(refused), readRawInputNow: () => { throw refused; } };
+    expect(await expectSameOutcome(procedure, failing)).toMatchObject({ code: 'PARSE_ERROR', message: 'not JSON' });
+
+    // A middleware that passes its own getRawInput is heard, whatever the caller held.
+    const replaced = t.procedure
+      .use(async ({ next }) => next({ getRawInput: async () => ({ n: 10 }) }))
+      .input(z.object({ n: z.number() }))
+      .query(({ input }) => input.n);
+    expect(await expectSameOutcome(replaced, { ...held({ n: 1 }), type: 'query' })).toEqual({ data: 10 });
+  });
+
   it('gives trpc-to-openapi a caller that runs the procedure for its path', async () => {
     const router = t.router({ nested: t.router({ double: procedure }) });
     const caller = createRunnerCaller(proceduresOf(router as unknown as typeof appRouter))({ user: 'bo', trace: [] }) as {

@@ -10,13 +10,19 @@ import type { AppRouter } from '../../routers/app.js';
  * defines every key through `Object.defineProperty`, twice per level; that is most of the time
  * of a call (bench/README.md). A middleware here receives the same fields with the same values,
  * `next` merges `ctx`, `input` and `getRawInput` as tRPC's does, a thrown error becomes a failed
- * result the same way, and tRPC's output middleware is run as `outputStep` below.
- * run-procedure.test.ts checks every outcome against tRPC's own call.
+ * result the same way, and tRPC's own input, output and resolver middlewares are run as the steps
+ * below, which wait a microtask turn only where something is pending (each turn a promise and a
+ * job; a call had about fourteen). run-procedure.test.ts checks every outcome against tRPC's own call.
  */
 
 export interface ProcedureCall {
   ctx: unknown;
   getRawInput: () => Promise<unknown>;
+  /**
+   * The same raw input without waiting a turn, when the caller already holds it: it returns
+   * what `getRawInput` would resolve to, or throws what it would reject with.
+   */
+  readRawInputNow?: () => unknown;
   path: string;
   type: ProcedureType;
   signal: AbortSignal | undefined;
@@ -39,14 +45,27 @@ interface RunnableDefinition {
   inputs: Parser[];
   meta: unknown;
   output?: Parser;
+  resolver?: (opts: MiddlewareOptions) => unknown;
   experimental_caller: boolean;
 }
 
-/** What the runner runs for a procedure: its middlewares, with the output middleware replaced. */
+/**
+ * One level of the chain. `settles`: the step is one of ours below, which answers every failure
+ * as a failed result and never rejects, so the level needs no rejection handler of its own.
+ */
+interface Step {
+  run: Middleware;
+  settles: boolean;
+}
+
+/** What the runner runs for a procedure: its middlewares, with tRPC's own input, output and resolver middlewares replaced. */
 interface Plan {
-  steps: Middleware[];
+  steps: Step[];
   meta: unknown;
 }
+
+/** Keyed by a symbol so that no middleware's options show it by name. */
+const READ_NOW = Symbol('readRawInputNow');
 
 /** One middleware's options: a class, so every level shares one object shape (fast to build and read). */
 class MiddlewareOptions {
@@ -60,12 +79,19 @@ class MiddlewareOptions {
     readonly meta: unknown,
     readonly input: unknown,
     readonly next: (options?: NextOptions) => Promise<MiddlewareResult>,
-  ) {}
+    readNow: (() => unknown) | undefined,
+  ) {
+    this[READ_NOW] = readNow;
+  }
+
+  /** The call's `readRawInputNow`, for the input step; undefined once a middleware passes its own `getRawInput`. */
+  readonly [READ_NOW]: (() => unknown) | undefined;
 }
 
 interface Level {
   ctx: unknown;
   getRawInput: () => Promise<unknown>;
+  readNow: (() => unknown) | undefined;
   input: unknown;
 }
 
@@ -78,16 +104,18 @@ const failed = (cause: unknown) => ({ ok: false, error: getTRPCErrorFromUnknown(
  */
 function runFrom(index: number, plan: Plan, call: ProcedureCall, level: Level): Promise<MiddlewareResult> {
   try {
-    const middleware = plan.steps[index];
-    if (middleware === undefined) throw new TypeError('middleware is not a function');
+    const step = plan.steps[index];
+    if (step === undefined) throw new TypeError('middleware is not a function');
     const next = (options?: NextOptions) =>
       runFrom(index + 1, plan, call, {
         ctx: options?.ctx ? { ...(level.ctx as object), ...options.ctx } : level.ctx,
         input: options && 'input' in options ? options.input : level.input,
         getRawInput: options?.getRawInput ?? level.getRawInput,
+        readNow: options?.getRawInput ? undefined : level.readNow,
       });
-    const options = new MiddlewareOptions(level.ctx, level.getRawInput, call.path, call.type, call.signal, call.batchIndex, plan.meta, level.input, next);
-    return Promise.resolve(middleware(options)).catch(failed);
+    const options = new MiddlewareOptions(level.ctx, level.getRawInput, call.path, call.type, call.signal, call.batchIndex, plan.meta, level.input, next, level.readNow);
+    const result = step.run(options);
+    return step.settles ? result : Promise.resolve(result).catch(failed);
   } catch (cause) {
     return Promise.resolve(failed(cause));
   }
@@ -97,7 +125,7 @@ function runFrom(index: number, plan: Plan, call: ProcedureCall, level: Level): 
 export async function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown> {
   const definition = procedure._def as unknown as RunnableDefinition;
   if (definition.experimental_caller) return procedure(call);
-  const result = await runFrom(0, planOf(definition), call, { ctx: call.ctx, getRawInput: call.getRawInput, input: undefined });
+  const result = await runFrom(0, planOf(definition), call, { ctx: call.ctx, getRawInput: call.getRawInput, readNow: call.readRawInputNow, input: undefined });
   // As tRPC's runner: a middleware that answers nothing is a bug in that middleware.
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- middlewares are user code
   if (!result) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' });
@@ -117,39 +145,58 @@ function planOf(definition: RunnableDefinition): Plan {
 }
 
 /**
- * The procedure's middlewares, with tRPC's input and output middlewares replaced by the steps
- * below. tRPC adds one input middleware per `.input()`, in the order of `inputs`, and allows one
- * `.output()`, whose parser it keeps in the definition; anything else is left as it is.
+ * The procedure's middlewares, with tRPC's own input, output and resolver middlewares replaced by
+ * the steps below. tRPC adds one input middleware per `.input()`, in the order of `inputs`, allows
+ * one `.output()`, whose parser it keeps in the definition, and ends the chain with its
+ * `resolveMiddleware` around the definition's `resolver`; anything else is left as it is.
  */
-function stepsOf({ middlewares, inputs, output }: RunnableDefinition): Middleware[] {
+function stepsOf({ middlewares, inputs, output, resolver }: RunnableDefinition): Step[] {
+  const asIs = (middleware: Middleware): Step => ({ run: middleware, settles: false });
   const inputMiddlewares = middlewares.filter((middleware) => middleware._type === 'input');
-  if (inputMiddlewares.length !== inputs.length) return middlewares;
+  if (inputMiddlewares.length !== inputs.length) return middlewares.map(asIs);
+  const last = middlewares.length - 1;
   let nextInput = 0;
-  return middlewares.map((middleware) => {
+  return middlewares.map((middleware, index) => {
     if (middleware._type === 'input') return inputStep(getParseFn(inputs[nextInput++] as Parser));
     if (middleware._type === 'output' && output !== undefined) return outputStep(getParseFn(output));
-    return middleware;
+    if (index === last && middleware.name === 'resolveMiddleware' && resolver !== undefined) return resolverStep(resolver);
+    return asIs(middleware);
   });
 }
 
 /**
- * tRPC's input middleware (`createInputMiddleware`) without its object-spread helper and without
- * awaiting a parse that has already finished: the same parse function (`getParseFn` of the same
- * parser), the same BAD_REQUEST when parsing fails, the same merge with an earlier input.
+ * tRPC's input middleware (`createInputMiddleware`) without its object-spread helper, and without
+ * waiting a turn for input the caller already holds (`readRawInputNow`) or for a parse that has
+ * already finished: the same parse function (`getParseFn` of the same parser), the same
+ * BAD_REQUEST when parsing fails, the same merge with an earlier input, the raw input's own
+ * failure passed on as it is.
  */
-function inputStep(parse: (value: unknown) => unknown): Middleware {
-  return async (options) => {
-    const rawInput = await options.getRawInput();
+function inputStep(parse: (value: unknown) => unknown): Step {
+  const nextWith = (options: MiddlewareOptions, parsed: unknown) =>
+    options.next({ input: isObject(options.input) && isObject(parsed) ? { ...options.input, ...parsed } : parsed });
+  const badInput = (cause: unknown) => failed(new TRPCError({ code: 'BAD_REQUEST', cause }));
+  const fromRaw = (options: MiddlewareOptions, rawInput: unknown): Promise<MiddlewareResult> => {
     let parsed: unknown;
     try {
       parsed = parse(rawInput);
-      if (isThenable(parsed)) parsed = await parsed;
     } catch (cause) {
-      throw new TRPCError({ code: 'BAD_REQUEST', cause });
+      return Promise.resolve(badInput(cause));
     }
-    const input = isObject(options.input) && isObject(parsed) ? { ...options.input, ...parsed } : parsed;
-    return options.next({ input });
+    if (isThenable(parsed)) return Promise.resolve(parsed).then((value) => nextWith(options, value), badInput);
+    return nextWith(options, parsed);
   };
+  const run = (options: MiddlewareOptions): Promise<MiddlewareResult> => {
+    const readNow = options[READ_NOW];
+    if (readNow === undefined) return options.getRawInput().then((rawInput) => fromRaw(options, rawInput), failed);
+    let rawInput: unknown;
+    try {
+      rawInput = readNow();
+    } catch (cause) {
+      return Promise.resolve(failed(cause));
+    }
+    return fromRaw(options, rawInput);
+  };
+  return { run, settles: true };
 }
 
 /**
@@ -157,28 +204,41 @@ function inputStep(parse: (value: unknown) => unknown): Middleware {
  * an async function (one promise less): the same parse function, the same error when parsing
  * fails, and a copy of the result with the parsed data.
  */
-function outputStep(parse: (value: unknown) => unknown): Middleware {
-  const parsedResult = async (result: MiddlewareResult & { ok: true }, parsed: PromiseLike<unknown>): Promise<MiddlewareResult> => {
-    try {
-      return { ...result, data: await parsed };
-    } catch (cause) {
-      throw outputError(cause);
-    }
-  };
-  return ({ next }) =>
+function outputStep(parse: (value: unknown) => unknown): Step {
+  const failedOutput = (cause: unknown) => failed(new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause }));
+  const run = ({ next }: MiddlewareOptions): Promise<MiddlewareResult> =>
     next().then((result) => {
       if (!result.ok) return result;
       let data: unknown;
       try {
         data = parse(result.data);
       } catch (cause) {
-        throw outputError(cause);
+        return failedOutput(cause);
       }
-      return isThenable(data) ? parsedResult(result, data) : { ...result, data };
+      if (isThenable(data)) return Promise.resolve(data).then((parsed): MiddlewareResult => ({ ...result, data: parsed }), failedOutput);
+      return { ...result, data };
     });
+  return { run, settles: true };
 }
 
-const outputError = (cause: unknown) => new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause });
+/**
+ * tRPC's `resolveMiddleware`, not an async function: the procedure's resolver called with the
+ * options, its answer (awaited only when it is a promise) as the chain's successful result, a
+ * throw or a rejection as a failed one.
+ */
+function resolverStep(resolver: (opts: MiddlewareOptions) => unknown): Step {
+  const run = (options: MiddlewareOptions): Promise<MiddlewareResult> => {
+    const succeeded = (data: unknown) => ({ marker: middlewareMarker, ok: true, data, ctx: options.ctx }) as MiddlewareResult;
+    let data: unknown;
+    try {
+      data = resolver(options);
+    } catch (cause) {
+      return Promise.resolve(failed(cause));
+    }
+    return isThenable(data) ? Promise.resolve(data).then(succeeded, failed) : Promise.resolve(succeeded(data));
+  };
+  return { run, settles: true };
+}
 
 /** What `await` would wait for, as tRPC awaits every parse. */
 export const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
@@ -207,7 +267,9 @@ export function createRunnerCaller(procedures: ReadonlyMap<string, AnyTRPCProced
           const procedure = procedures.get(path);
           if (procedure === undefined) return level(ctx, path);
           return async (input: unknown) =>
-            mapOutput(await runProcedure(procedure, { ctx, getRawInput: async () => input, path, type: procedure._def.type, signal: undefined, batchIndex: 0 }));
+            mapOutput(
+              await runProcedure(procedure, { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type: procedure._def.type, signal: undefined, batchIndex: 0 }),
+            );
         },
       },
     );

@@ -55,7 +55,7 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
     try {
       ctx = createContext(request.headers.authorization);
       // No signal, as with `createCaller`: no procedure here watches for a client going away.
-      if (request.method === accepted) data = await runProcedure(procedure, { path, getRawInput: input.read, ctx, type, signal: undefined, batchIndex: 0 });
+      if (request.method === accepted) data = await runProcedure(procedure, { path, getRawInput: input.read, readRawInputNow: input.readNow, ctx, type, signal: undefined, batchIndex: 0 });
     } catch (cause) {
       return sendError(request, reply, cause, { type, path, input: input.value, ctx });
     }
@@ -163,7 +163,10 @@ class CallInput {
   ) {}
 
   /** The procedure's `getRawInput`. */
-  readonly read = async (): Promise<unknown> => {
+  readonly read = async (): Promise<unknown> => this.readNow();
+
+  /** The same, without waiting a turn: the procedure's `readRawInputNow`. */
+  readonly readNow = (): unknown => {
     if (this.parsed) return this.value;
     const { text: raw, fromBody } = this.text;
     const text = fromBody && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
