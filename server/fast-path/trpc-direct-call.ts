@@ -1,4 +1,4 @@
-import { getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPCError } from '@trpc/server';
+import { getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
@@ -25,7 +25,8 @@ export interface DirectCallOptions {
  * and parsers via run-procedure.ts, `getTRPCErrorShape` and so the router's error formatter,
  * `transformTRPCResponse`, `getHTTPStatusCode`), so the answers are the same bytes with the same
  * status, for every procedure alike: the method tRPC accepts for the procedure's type, or its
- * METHOD_NOT_SUPPORTED answer. Anything else returns `false` and goes to tRPC's stock handler.
+ * METHOD_NOT_SUPPORTED answer. Anything else gets no answer here (undefined) and goes to tRPC's
+ * stock handler.
  */
 export function createDirectCall({ router, createContext, errorHeaders, onError }: DirectCallOptions) {
   const config = router._def._config;
@@ -33,7 +34,7 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
   const procedures = new Map([...proceduresOf(router)].filter(([, procedure]) => isSingleCallType(procedure._def.type)));
 
   /** An error answer, as tRPC's handler gives it: the router's error shape, status and headers. */
-  const sendError = (request: FastifyRequest, reply: FastifyReply, cause: unknown, where: ErrorPlace, headers: Record<string, string> = NO_HEADERS): true => {
+  const sendError = (request: FastifyRequest, reply: FastifyReply, cause: unknown, where: ErrorPlace, headers: Record<string, string> = NO_HEADERS): FastifyReply => {
     const error = getTRPCErrorFromUnknown(cause);
     onError({ error, req: request });
     const response = { error: getTRPCErrorShape({ config, error, ...where }) };
@@ -41,12 +42,9 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
     return send(reply, getHTTPStatusCode(response, [error]), JSON.stringify(transformTRPCResponse(config, response)), headers === NO_HEADERS ? extra : { ...headers, ...extra });
   };
 
-  return async function tryDirectCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<boolean> {
-    const procedure = procedures.get(path);
-    const text = procedure && singleCallInput(request);
-    if (procedure === undefined || text === undefined) return false;
+  /** The answer to a call already known to be a single call of `procedure`. */
+  async function answer(request: FastifyRequest, reply: FastifyReply, path: string, procedure: AnyTRPCProcedure, text: InputText): Promise<FastifyReply> {
     const type = procedure._def.type as SingleCallType;
-
     const input = new CallInput(text, deserialize);
     let ctx: Context | undefined;
     let data: unknown;
@@ -71,17 +69,26 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
     // What transformTRPCResponse makes of `{ result: { data } }`, without its three object spreads.
     const serialized: unknown = config.transformer.output.serialize(data);
     return send(reply, 200, JSON.stringify({ result: { data: serialized } }), NO_HEADERS);
+  }
+
+  /**
+   * The answer, when the request is a single call of one of the router's queries or mutations;
+   * undefined, decided at once, when tRPC's own handler must answer it.
+   */
+  return function tryDirectCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> | undefined {
+    const procedure = procedures.get(path);
+    const text = procedure && singleCallInput(request);
+    return procedure === undefined || text === undefined ? undefined : answer(request, reply, path, procedure, text);
   };
 }
 
-function send(reply: FastifyReply, status: number, payload: string, extraHeaders: Record<string, string>): true {
+function send(reply: FastifyReply, status: number, payload: string, extraHeaders: Record<string, string>): FastifyReply {
   reply.code(status).headers(ANSWER_HEADERS);
   if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
   // The payload is already JSON: the identity serializer keeps Fastify from adding `; charset=utf-8`
   // to the content type, as tRPC answers plain `application/json`. Fastify's hooks are callbacks
-  // here, so the answer is on its way when this returns; the route handler returns the reply.
-  void reply.serializer(asIs).send(payload);
-  return true;
+  // here, so the answer is on its way when this returns.
+  return reply.serializer(asIs).send(payload);
 }
 
 type SingleCallType = 'query' | 'mutation';
@@ -190,5 +197,11 @@ function isJson(contentType: string | undefined): boolean {
 function isDataStream(value: unknown): boolean {
   if (!isObject(value)) return false;
   if (Symbol.asyncIterator in value) return true;
-  return Object.values(value).some((item) => isObject(item) && (Symbol.asyncIterator in item || isThenable(item)));
+  // A loop over the own keys, as Object.values sees them, without building their array per answer.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (isObject(item) && (Symbol.asyncIterator in item || isThenable(item))) return true;
+  }
+  return false;
 }

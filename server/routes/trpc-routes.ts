@@ -1,5 +1,5 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
@@ -45,12 +45,6 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
           else done(null, int64Json.markText(body));
         });
       });
-      // A query's input comes in the URL (`?input=<JSON>`): its big integers are marked there too.
-      trpc.addHook('onRequest', (request, _reply, done) => {
-        const url = request.raw.url;
-        if (url !== undefined) request.raw.url = markQueryInput(url);
-        done();
-      });
       // tRPC's handler answers with a fetch Response, which the app's own int64 pass cannot read.
       trpc.addHook('onSend', (_request, reply, payload, done) => {
         if (!isJsonResponse(payload)) {
@@ -68,11 +62,16 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
           },
         );
       });
-      trpc.all<{ Params: { path: string } }>('/:path', async (req, res) => {
-        const { path } = req.params;
-        if (tryDirectCall && (await tryDirectCall(req, res, path))) return res;
+      const stockHandler = async (req: FastifyRequest, res: FastifyReply, path: string) => {
         await fastifyRequestHandler({ ...trpcOptions, req, res, path });
         return res;
+      };
+      trpc.all<{ Params: { path: string } }>('/:path', (req, res) => {
+        // A query's input comes in the URL (`?input=<JSON>`): its big integers are marked there too,
+        // before either handler reads it (Fastify's own parse of the query is not used here).
+        if (req.raw.url !== undefined) req.raw.url = markQueryInput(req.raw.url);
+        const { path } = req.params;
+        return tryDirectCall?.(req, res, path) ?? stockHandler(req, res, path);
       });
     },
     { prefix: TRPC_PREFIX },
