@@ -47,13 +47,16 @@ export async function buildBaselineApp(config: AppConfig, store: PlantStore): Pr
 }
 
 /**
- * For reference only: the create route in a bare Fastify app, without the app's common parts
- * (request ids, CORS, graceful close, the strict UTF-8 body check, the per-request log controller).
- * What those parts cost is the gap between this and the baseline above.
+ * For reference only: the create and delete routes in a bare Fastify app, without the app's common
+ * parts (request ids, CORS, graceful close, the strict UTF-8 body check, the per-request log
+ * controller). What those parts cost is the gap between this and the baseline above; the peers
+ * are bare apps too.
  */
 export function buildBareBaselineApp(config: AppConfig, store: PlantStore): FastifyInstance {
   const app = Fastify({ logger: { level: config.logLevel }, bodyLimit: config.http.bodyLimit });
-  app.post('/plants', createPlantRoute(createTokenVerifier(config.apiTokens), store));
+  const verifyToken = createTokenVerifier(config.apiTokens);
+  app.post('/plants', createPlantRoute(verifyToken, store));
+  app.delete('/plants/:id', deletePlantRoute(verifyToken, store, REST_DELETE));
   // Only so the launcher can tell it is listening, as it does for the other servers.
   app.get('/healthz', async () => ({ status: 'ok' }));
   return app;

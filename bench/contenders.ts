@@ -98,6 +98,7 @@ export const DELETE: Operation = {
     { label: BASELINE_LABEL, server: 'baseline', request: (token) => deleteByPathRequest(BASELINE_PATH, token), expected: { status: 204, body: undefined } },
     { label: 'DELETE /plants/{id} (trpc-to-openapi)', server: 'service', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined } },
     { label: '/trpc/deletePlant (tRPC)', server: 'service', request: (token) => deleteByBodyRequest('/trpc/deletePlant', token), expected: { status: 200, body: { result: {} } } },
+    { label: 'reference: the route in bare Fastify', server: 'bare', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined }, reference: true },
     {
       label: "reference: the baseline in tRPC's wire shape (JSON body in, JSON answer out)",
       server: 'baseline',
