@@ -13,14 +13,18 @@ export type StoreKind = 'noop' | 'mongo';
  * `usage`: the child's RSS and V8 heap in use, in bytes, and the CPU time (user + system) it has
  * used, in µs. Asked with `collectGarbage`, a child started with `--expose-gc` runs a full garbage
  * collection first, so the figures are what it retains.
+ * `profile-start` / `profile-stop`: V8's sampling CPU profiler over exactly the window between them
+ * (bench/profile.ts), the profile written to `file` as a `.cpuprofile`.
  */
-export type ChildMessage = { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number };
-export type ParentMessage = { type: 'usage'; collectGarbage?: boolean };
+export type ChildMessage = { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number } | { type: 'profile-started' } | { type: 'profile-written'; file: string };
+export type ParentMessage = { type: 'usage'; collectGarbage?: boolean } | { type: 'profile-start'; intervalMicros: number } | { type: 'profile-stop'; file: string };
 
 /** Environment variables that tell a child what to run (the rest is the service's own config). */
 export const SERVER_KIND_ENV = 'BENCH_SERVER';
 export const STORE_KIND_ENV = 'BENCH_STORE';
 
+const CHILD_MESSAGE_TYPES: ReadonlySet<unknown> = new Set<ChildMessage['type']>(['usage', 'profile-started', 'profile-written']);
+
 export function isChildMessage(message: unknown): message is ChildMessage {
-  return typeof message === 'object' && message !== null && 'type' in message && message.type === 'usage';
+  return typeof message === 'object' && message !== null && 'type' in message && CHILD_MESSAGE_TYPES.has(message.type);
 }

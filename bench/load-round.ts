@@ -10,6 +10,8 @@ export interface RoundOptions {
   amount?: number;
   /** The status every response must have (200 unless given). */
   status?: number;
+  /** Requests per second, all connections together; as fast as the server answers unless given. */
+  rate?: number;
 }
 
 export interface RoundResult {
@@ -20,12 +22,13 @@ export interface RoundResult {
 }
 
 /** One autocannon run. It fails loudly unless every response had the expected status (200 unless given). */
-export async function runRound({ url, requests, connections, durationSeconds, amount, status = 200 }: RoundOptions): Promise<RoundResult> {
+export async function runRound({ url, requests, connections, durationSeconds, amount, status = 200, rate }: RoundOptions): Promise<RoundResult> {
   const result = await autocannon({
     url,
     requests,
     connections,
     pipelining: 1,
+    ...(rate !== undefined && { overallRate: rate }),
     ...(amount === undefined ? { duration: durationSeconds ?? 3 } : { amount }),
   });
   assertAll(result, status);

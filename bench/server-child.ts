@@ -1,13 +1,15 @@
 /**
  * A server under test, run by the benchmark in its own process so the load generator does not
  * share its event loop. It listens on HOST and PORT (the launcher picks a free port and waits for
- * /healthz) and answers RSS and CPU-time queries over IPC, so the product needs no debug route.
+ * /healthz) and answers RSS and CPU-time queries over IPC, and profiles itself when asked, so the
+ * product needs no debug route.
  */
 import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import { buildApp, loadConfig, MongoPlantStore, type AppConfig, type PlantStore } from '../index.js';
 import { buildBareBaselineApp, buildBaselineApp } from './baseline-app.js';
 import { SERVER_KIND_ENV, STORE_KIND_ENV, type ChildMessage, type ParentMessage, type PeerKind, type ServerKind } from './child-protocol.js';
+import { ChildProfiler } from './child-profiler.js';
 import { NoopPlantStore } from './noop-plant-store.js';
 import { startFastifyZodPeer } from './peers/fastify-zod.js';
 import { startHonoPeer } from './peers/hono.js';
@@ -58,13 +60,31 @@ function mongoStore(config: AppConfig): { store: PlantStore; close: () => Promis
 const config = readConfig();
 const server = await start(config);
 
+const profiler = new ChildProfiler();
 const send = (message: ChildMessage) => process.send?.(message);
-// The only question the parent asks (ParentMessage) is for the usage figures.
-process.on('message', ({ collectGarbage = false }: ParentMessage) => {
-  if (collectGarbage) globalThis.gc?.();
-  const { user, system } = process.cpuUsage();
-  const { rss, heapUsed } = process.memoryUsage();
-  send({ type: 'usage', rss, heapUsed, cpuMicros: user + system });
+
+async function answer(message: ParentMessage): Promise<ChildMessage> {
+  switch (message.type) {
+    case 'usage': {
+      if (message.collectGarbage === true) globalThis.gc?.();
+      const { user, system } = process.cpuUsage();
+      const { rss, heapUsed } = process.memoryUsage();
+      return { type: 'usage', rss, heapUsed, cpuMicros: user + system };
+    }
+    case 'profile-start':
+      await profiler.start(message.intervalMicros);
+      return { type: 'profile-started' };
+    case 'profile-stop':
+      await profiler.stopInto(message.file);
+      return { type: 'profile-written', file: message.file };
+  }
+}
+
+process.on('message', (message: ParentMessage) => {
+  answer(message).then(send, (error: unknown) => {
+    // The parent waits for an answer it will not get and says so; the reason is here.
+    console.error(error);
+  });
 });
 // The parent going away (or closing the channel) ends the child; exiting writes any --cpu-prof.
 process.on('disconnect', () => {

@@ -54,11 +54,25 @@ export class ServerProcess {
    * child reports them; after a full garbage collection if asked (the child needs `--expose-gc`).
    */
   async usage({ collectGarbage = false } = {}): Promise<{ rss: number; heapUsed: number; cpuMicros: number }> {
-    const { child } = this.service;
-    const reply = nextUsage(child, 5_000);
-    child.send({ type: 'usage', collectGarbage } satisfies ParentMessage);
-    const { rss, heapUsed, cpuMicros } = await reply;
+    const { rss, heapUsed, cpuMicros } = await this.ask({ type: 'usage', collectGarbage }, 'usage');
     return { rss, heapUsed, cpuMicros };
+  }
+
+  /** Starts V8's CPU profiler in the child, sampling every `intervalMicros`. */
+  async startProfile(intervalMicros: number): Promise<void> {
+    await this.ask({ type: 'profile-start', intervalMicros }, 'profile-started');
+  }
+
+  /** Stops the child's profiler; the profile is in `file` (a `.cpuprofile`) when this returns. */
+  async stopProfile(file: string): Promise<void> {
+    await this.ask({ type: 'profile-stop', file }, 'profile-written', 30_000);
+  }
+
+  private async ask<T extends ChildMessage['type']>(message: ParentMessage, answer: T, timeoutMs = 5_000): Promise<Extract<ChildMessage, { type: T }>> {
+    const { child } = this.service;
+    const reply = nextMessage(child, answer, timeoutMs);
+    child.send(message);
+    return reply;
   }
 
   /** Closes the IPC channel, on which the child closes its server and exits (writing any --cpu-prof). */
@@ -69,22 +83,22 @@ export class ServerProcess {
   }
 }
 
-/** The child's next usage message, or an error if it exits or stays silent first. */
-function nextUsage(child: ServiceProcess['child'], timeoutMs: number): Promise<ChildMessage> {
+/** The child's next message of this type, or an error if it exits or stays silent first. */
+function nextMessage<T extends ChildMessage['type']>(child: ServiceProcess['child'], type: T, timeoutMs: number): Promise<Extract<ChildMessage, { type: T }>> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: unknown) => {
-      if (isChildMessage(message)) {
+      if (isChildMessage(message) && message.type === type) {
         cleanup();
-        resolve(message);
+        resolve(message as Extract<ChildMessage, { type: T }>);
       }
     };
     const onExit = (code: number | null) => {
       cleanup();
-      reject(new Error(`server child exited (code ${code}) before sending its usage`));
+      reject(new Error(`server child exited (code ${code}) before answering ${type}`));
     };
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`server child sent no usage within ${timeoutMs} ms`));
+      reject(new Error(`server child sent no ${type} within ${timeoutMs} ms`));
     }, timeoutMs);
     const cleanup = () => {
       clearTimeout(timer);
