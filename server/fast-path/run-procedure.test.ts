@@ -161,6 +161,12 @@ describe('runProcedure follows tRPC middleware semantics', () => {
       .input(z.object({ n: z.number() }))
       .query(({ input }) => input.n);
     expect(await expectSameOutcome(replaced, { ...held({ n: 1 }), type: 'query' })).toEqual({ data: 10 });
+    // Its getRawInput may even answer a plain value, which tRPC's `await` takes as it is.
+    const plainValue = t.procedure
+      .use(async ({ next }) => next({ getRawInput: (() => ({ n: 11 })) as unknown as () => Promise<unknown> }))
+      .input(z.object({ n: z.number() }))
+      .query(({ input }) => input.n);
+    expect(await expectSameOutcome(plainValue, { ...held({ n: 1 }), type: 'query' })).toEqual({ data: 11 });
   });
 
   it('gives trpc-to-openapi a caller that runs the procedure for its path', async () => {

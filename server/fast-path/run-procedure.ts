@@ -188,7 +188,8 @@ function inputStep(parse: (value: unknown) => unknown): Step {
   };
   const run = (options: MiddlewareOptions): Promise<MiddlewareResult> => {
     const readNow = options[READ_NOW];
-    if (readNow === undefined) return options.getRawInput().then((rawInput) => fromRaw(options, rawInput), failed);
+    // As `await`: a middleware's own getRawInput may answer a plain value.
+    if (readNow === undefined) return Promise.resolve(options.getRawInput()).then((rawInput) => fromRaw(options, rawInput), failed);
     let rawInput: unknown;
     try {
       rawInput = readNow();
