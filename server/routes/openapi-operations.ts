@@ -1,6 +1,6 @@
 import type { AnyTRPCProcedure } from '@trpc/server';
 import type { HTTPMethods } from 'fastify';
-import type { OpenApiMeta } from 'trpc-to-openapi';
+import { getPathRegExp, normalizePath, type OpenApiMeta } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 
 /** A procedure served as REST: its method and its path, as its OpenAPI meta gives them. */
@@ -23,8 +23,9 @@ export function openApiOperations(router: AppRouter): OpenApiOperation[] {
   return procedures.flatMap(([procedurePath, procedure]) => {
     const openapi = (procedure._def.meta as OpenApiMeta | undefined)?.openapi;
     if (!openapi || openapi.enabled === false) return [];
-    // As trpc-to-openapi matches: case-insensitive, with or without a trailing slash.
-    const pattern = new RegExp(`^${openapi.path.replace(/\/+$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i');
+    // As trpc-to-openapi's handler matches, with its own pieces: both paths normalised, then its
+    // case-insensitive expression of the operation's path.
+    const pattern = getPathRegExp(normalizePath(openapi.path));
     return [
       {
         method: openapi.method,
@@ -32,7 +33,7 @@ export function openApiOperations(router: AppRouter): OpenApiOperation[] {
         fastifyPath: openapi.path.replace(/\{(\w+)\}/g, ':$1'),
         procedure,
         procedurePath,
-        matchesUrl: (url: string) => pattern.test(url.split('?', 1)[0] ?? ''),
+        matchesUrl: (url: string) => pattern.test(normalizePath(url.split('?', 1)[0] ?? '')),
       },
     ];
   });

@@ -62,9 +62,10 @@ describe('errors raised by Fastify answer the Error shape', () => {
     expectErrorBody(untyped, 415, message);
   });
 
-  it('400 for a POST with no body at all', async () => {
-    const response = await testApp.app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
-    expectErrorBody(response, 400, 'the request body must be a JSON object');
+  it('400 for a POST with no body at all, to any spelling of the path trpc-to-openapi answers', async () => {
+    const post = (url: string) => testApp.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    for (const url of ['/plants', '/plants/', '/PLANTS', '/Plants?x=1']) expectErrorBody(await post(url), 400, 'the request body must be a JSON object');
+    expectErrorBody(await post('/plants//'), 404, 'no route for POST /plants//');
   });
 
   it('404 for unknown routes and methods', async () => {
