@@ -98,32 +98,51 @@ export function formatTargets(summaries: ContenderSummary[], { minRatio, maxP99R
  * store: server CPU per request no more than the best peer's, req/s at least the best peer's
  * (each figure a median over the rounds; the best peer for one figure may not be the best for
  * the other). MongoDB store: req/s at least `minRatio` of the baseline's.
+ *
+ * Each no-op line also says in how many rounds the route cost no more CPU than the leanest peer
+ * did in the same round. The rounds are interleaved, so each such pair ran seconds apart on the
+ * same machine: a verdict the route wins in most rounds is a gap, one it wins in about half is
+ * within this run's noise (bench/README.md).
  */
 export function formatPeerTargets(summaries: ContenderSummary[], target: { versusPeers: true } | { minRatio: number }): string {
-  const [baseline, ...others] = summaries.map(summarise);
+  const [baseline, ...others] = summaries.map((summary) => ({ summary, row: summarise(summary) }));
   if (!baseline) return '';
-  const peers = others.filter((row) => row.peer);
-  const routes = others.filter((row) => !row.reference && !row.peer);
+  const peers = others.filter(({ row }) => row.peer);
+  const routes = others.filter(({ row }) => !row.reference && !row.peer);
   if ('minRatio' in target) {
     return routes
-      .map((row) => {
-        const ratio = row.requestsPerSecond / baseline.requestsPerSecond;
+      .map(({ row }) => {
+        const ratio = row.requestsPerSecond / baseline.row.requestsPerSecond;
         return `  ${verdict(ratio >= target.minRatio)} (issue 15) ${row.label}: ${ratio.toFixed(2)}× the baseline's req/s (target ≥ ${target.minRatio}×)`;
       })
       .join('\n');
   }
-  const leanest = peers.reduce<Row | undefined>((best, row) => (best === undefined || row.cpuMicrosPerRequest < best.cpuMicrosPerRequest ? row : best), undefined);
-  const fastest = peers.reduce<Row | undefined>((best, row) => (best === undefined || row.requestsPerSecond > best.requestsPerSecond ? row : best), undefined);
+  const leanest = bestOf(peers, (a, b) => a.cpuMicrosPerRequest < b.cpuMicrosPerRequest);
+  const fastest = bestOf(peers, (a, b) => a.requestsPerSecond > b.requestsPerSecond);
   if (!leanest || !fastest) return '  (issue 15: no peer in this run)';
   const micros = (value: number) => `${Math.round(value)} µs`;
   const rate = (value: number) => Math.round(value).toLocaleString('en');
   return routes
-    .map((row) => {
-      const met = row.cpuMicrosPerRequest <= leanest.cpuMicrosPerRequest && row.requestsPerSecond >= fastest.requestsPerSecond;
+    .map(({ summary, row }) => {
+      const met = row.cpuMicrosPerRequest <= leanest.row.cpuMicrosPerRequest && row.requestsPerSecond >= fastest.row.requestsPerSecond;
       return (
-        `  ${verdict(met)} (issue 15) ${row.label}: server CPU ${micros(row.cpuMicrosPerRequest)}/req against the best peer's ${micros(leanest.cpuMicrosPerRequest)} (${leanest.label}), ` +
-        `${rate(row.requestsPerSecond)} req/s against the best peer's ${rate(fastest.requestsPerSecond)} (${fastest.label})`
+        `  ${verdict(met)} (issue 15) ${row.label}: server CPU ${micros(row.cpuMicrosPerRequest)}/req against the best peer's ${micros(leanest.row.cpuMicrosPerRequest)} (${leanest.row.label}; ` +
+        `no more in ${roundsNoCostlier(summary.rounds, leanest.summary.rounds)} rounds), ${rate(row.requestsPerSecond)} req/s against the best peer's ${rate(fastest.row.requestsPerSecond)} (${fastest.row.label})`
       );
     })
     .join('\n');
+}
+
+function bestOf<T extends { row: Row }>(candidates: T[], better: (a: Row, b: Row) => boolean): T | undefined {
+  return candidates.reduce<T | undefined>((best, candidate) => (best === undefined || better(candidate.row, best.row) ? candidate : best), undefined);
+}
+
+/** "k of n": the rounds in which `route` used no more server CPU per request than `peer` in the same round. */
+function roundsNoCostlier(route: MeasuredRound[], peer: MeasuredRound[]): string {
+  const pairs = Math.min(route.length, peer.length);
+  let count = 0;
+  for (let index = 0; index < pairs; index += 1) {
+    if ((route[index]?.cpuMicrosPerRequest ?? Number.POSITIVE_INFINITY) <= (peer[index]?.cpuMicrosPerRequest ?? Number.NEGATIVE_INFINITY)) count += 1;
+  }
+  return `${count} of ${pairs}`;
 }

@@ -30,7 +30,7 @@ const { values: args } = parseArgs({
 
 const plan = args.quick
   ? { rounds: 2, seconds: 2, warmupSeconds: 1, memoryCheckpoints: [1_000, 10_000], startups: 1 }
-  : { rounds: 5, seconds: 4, warmupSeconds: 2, memoryCheckpoints: [10_000, 100_000], startups: 3 };
+  : { rounds: 7, seconds: 3, warmupSeconds: 2, memoryCheckpoints: [10_000, 100_000], startups: 3 };
 const CONNECTIONS = 50;
 const TOKEN = `bench-${randomBytes(12).toString('base64url')}`;
 const PROFILE_DIR = join(tmpdir(), 'plant-store-bench-profiles');
