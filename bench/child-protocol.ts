@@ -10,14 +10,21 @@ export type PeerKind = 'peer-fastify-zod' | 'peer-hono' | 'peer-orpc';
 export type StoreKind = 'noop' | 'mongo';
 
 /**
+ * Which of V8's sampling profilers the child runs (child-profiler.ts): `cpu`, every `interval` µs,
+ * written as a `.cpuprofile`; `heap`, about every `interval` bytes allocated, garbage included,
+ * written as a `.heapprofile`.
+ */
+export type ProfileKind = 'cpu' | 'heap';
+
+/**
  * `usage`: the child's RSS and V8 heap in use, in bytes, and the CPU time (user + system) it has
  * used, in µs. Asked with `collectGarbage`, a child started with `--expose-gc` runs a full garbage
  * collection first, so the figures are what it retains.
- * `profile-start` / `profile-stop`: V8's sampling CPU profiler over exactly the window between them
- * (bench/profile.ts), the profile written to `file` as a `.cpuprofile`.
+ * `profile-start` / `profile-stop`: one of V8's sampling profilers, CPU or heap (child-profiler.ts),
+ * over exactly the window between them (bench/profile.ts), the profile written to `file`.
  */
 export type ChildMessage = { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number } | { type: 'profile-started' } | { type: 'profile-written'; file: string };
-export type ParentMessage = { type: 'usage'; collectGarbage?: boolean } | { type: 'profile-start'; intervalMicros: number } | { type: 'profile-stop'; file: string };
+export type ParentMessage = { type: 'usage'; collectGarbage?: boolean } | { type: 'profile-start'; kind: ProfileKind; interval: number } | { type: 'profile-stop'; file: string };
 
 /** Environment variables that tell a child what to run (the rest is the service's own config). */
 export const SERVER_KIND_ENV = 'BENCH_SERVER';

@@ -1,17 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { keyOfFrame, type CallFrame, type Grouping } from './profile-frames.js';
 
 /** The parts of V8's `.cpuprofile` read here. */
 interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  nodes: { id: number; callFrame: CallFrame }[];
   samples: number[];
   /** µs since the previous sample (the first: since the profile's start). */
   timeDeltas: number[];
 }
-
-/** Self time by npm package (or Node module, or our file), or by function. */
-export type Grouping = 'package' | 'function';
 
 export interface SelfTime {
   key: string;
@@ -41,16 +37,4 @@ export async function readSelfTimes(file: string, by: Grouping, projectRoot: str
   });
   const rows = [...micros].map(([key, time]) => ({ key, micros: time })).sort((a, b) => b.micros - a.micros);
   return { totalMicros, rows };
-}
-
-function keyOfFrame({ functionName, url, lineNumber }: CpuProfile['nodes'][number]['callFrame'], by: Grouping, projectRoot: string): string {
-  const place = url.startsWith('file://') ? relative(projectRoot, fileURLToPath(url)) : url;
-  if (by === 'function') return `${functionName || '(anonymous)'} ${place === '' ? '(native)' : `${place}:${lineNumber + 1}`}`;
-  // V8's own entries are named in parentheses: (garbage collector), (program); others are native calls.
-  if (place === '') return functionName.startsWith('(') ? functionName : `native ${functionName}`;
-  const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(place);
-  if (inPackage?.[1] !== undefined) return inPackage[1];
-  // Node's own modules: node:events, node:_http_server; node:internal/streams and the like.
-  if (place.startsWith('node:')) return place.split('/').slice(0, place.startsWith('node:internal/') ? 2 : 1).join('/');
-  return place;
 }

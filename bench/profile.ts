@@ -2,8 +2,9 @@
  * `npm run bench:profile -- --operation delete --contender 1`: one contender of `npm run bench`
  * alone, on the no-op store, at a fixed request rate, with V8's CPU profiler running in its server
  * child for exactly the measured window; prints the server's CPU per request and the profile's
- * self time per request by package (`--by function` for functions). Without `--contender`, lists
- * the operation's contenders.
+ * self time per request by package (`--by function` for functions). With `--heap`, V8's sampling
+ * heap profiler instead, garbage included: the bytes allocated per request, by package or function.
+ * Without `--contender`, lists the operation's contenders.
  *
  * Why a fixed rate: at saturation, the same code costs more or less CPU per request depending on
  * how its event loop batches the work, so two contenders are compared here doing the same number of
@@ -16,8 +17,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkAnswers, OPERATIONS } from './contenders.js';
-import { readSelfTimes, type Grouping } from './cpu-profile.js';
+import { readSelfTimes } from './cpu-profile.js';
+import { readAllocations } from './heap-profile.js';
 import { runRound } from './load-round.js';
+import type { Grouping } from './profile-frames.js';
 import { ServerProcess } from './server-process.js';
 
 const { values: args } = parseArgs({
@@ -29,6 +32,8 @@ const { values: args } = parseArgs({
     by: { type: 'string', default: 'package' },
     top: { type: 'string', default: '25' },
     'interval-us': { type: 'string', default: '100' },
+    heap: { type: 'boolean', default: false },
+    'interval-bytes': { type: 'string', default: '1024' },
   },
 });
 
@@ -51,6 +56,7 @@ const rate = positive('rate', args.rate);
 const seconds = positive('seconds', args.seconds);
 const top = positive('top', args.top);
 const intervalMicros = positive('interval-us', args['interval-us']);
+const intervalBytes = positive('interval-bytes', args['interval-bytes']);
 
 const contender = args.contender === undefined ? undefined : operation.contenders[Number(args.contender)];
 if (contender === undefined) {
@@ -66,21 +72,30 @@ try {
   await checkAnswers(contender, server.url, TOKEN);
   const round = { url: server.url, requests: [contender.request(TOKEN)], connections: CONNECTIONS, rate, status: contender.expected.status };
   await runRound({ ...round, durationSeconds: WARMUP_SECONDS });
-  const file = join(await mkdtemp(join(tmpdir(), 'plant-store-profile-')), `${operation.name}-${args.contender ?? ''}.cpuprofile`);
+  const kind = args.heap ? 'heap' : 'cpu';
+  const file = join(await mkdtemp(join(tmpdir(), 'plant-store-profile-')), `${operation.name}-${args.contender ?? ''}.${kind}profile`);
   const before = await server.usage();
-  await server.startProfile(intervalMicros);
+  await server.startProfile(kind, kind === 'heap' ? intervalBytes : intervalMicros);
   const { requests, requestsPerSecond } = await runRound({ ...round, durationSeconds: seconds });
   await server.stopProfile(file);
   const after = await server.usage();
 
-  const { totalMicros, rows } = await readSelfTimes(file, by, PROJECT_ROOT);
-  const perRequest = (micros: number) => (micros / requests).toFixed(2).padStart(7);
   console.log(`${operation.name}: ${contender.label}`);
   console.log(`${requests.toLocaleString('en-US')} requests at ${Math.round(requestsPerSecond).toLocaleString('en-US')} req/s (asked: ${rate.toLocaleString('en-US')}), ${CONNECTIONS} connections, ${seconds} s`);
-  console.log(`server CPU ${((after.cpuMicros - before.cpuMicros) / requests).toFixed(1)} µs/request, profiler included (it samples every ${intervalMicros} µs)`);
+  console.log(`server CPU ${((after.cpuMicros - before.cpuMicros) / requests).toFixed(1)} µs/request, profiler included`);
   console.log(`profile: ${file}`);
-  console.log(`busy (not idle) ${perRequest(totalMicros)} µs/request, self time by ${by}:`);
-  for (const { key, micros } of rows.slice(0, top)) console.log(`${perRequest(micros)} µs  ${((100 * micros) / totalMicros).toFixed(1).padStart(5)}%  ${key}`);
+  const share = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1).padStart(5)}%`;
+  if (kind === 'cpu') {
+    const { totalMicros, rows } = await readSelfTimes(file, by, PROJECT_ROOT);
+    const perRequest = (micros: number) => (micros / requests).toFixed(2).padStart(7);
+    console.log(`busy (not idle) ${perRequest(totalMicros)} µs/request (sampled every ${intervalMicros} µs), self time by ${by}:`);
+    for (const { key, micros } of rows.slice(0, top)) console.log(`${perRequest(micros)} µs  ${share(micros, totalMicros)}  ${key}`);
+  } else {
+    const { totalBytes, rows } = await readAllocations(file, by, PROJECT_ROOT);
+    const perRequest = (bytes: number) => Math.round(bytes / requests).toLocaleString('en-US').padStart(7);
+    console.log(`allocated, garbage included, ${perRequest(totalBytes)} bytes/request (sampled about every ${intervalBytes} bytes), by ${by}:`);
+    for (const { key, bytes } of rows.slice(0, top)) console.log(`${perRequest(bytes)} B  ${share(bytes, totalBytes)}  ${key}`);
+  }
 } finally {
   await server.stop();
 }

@@ -72,7 +72,7 @@ async function answer(message: ParentMessage): Promise<ChildMessage> {
       return { type: 'usage', rss, heapUsed, cpuMicros: user + system };
     }
     case 'profile-start':
-      await profiler.start(message.intervalMicros);
+      await profiler.start(message.kind, message.interval);
       return { type: 'profile-started' };
     case 'profile-stop':
       await profiler.stopInto(message.file);

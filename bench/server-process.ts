@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { startService, type ServiceProcess } from '../tests/helpers/service-process.js';
-import { SERVER_KIND_ENV, STORE_KIND_ENV, isChildMessage, type ChildMessage, type ParentMessage, type ServerKind, type StoreKind } from './child-protocol.js';
+import { SERVER_KIND_ENV, STORE_KIND_ENV, isChildMessage, type ChildMessage, type ParentMessage, type ProfileKind, type ServerKind, type StoreKind } from './child-protocol.js';
 
 /**
  * The child runs compiled, as the service runs in production (`node dist/...`): under tsx, esbuild
@@ -58,12 +58,12 @@ export class ServerProcess {
     return { rss, heapUsed, cpuMicros };
   }
 
-  /** Starts V8's CPU profiler in the child, sampling every `intervalMicros`. */
-  async startProfile(intervalMicros: number): Promise<void> {
-    await this.ask({ type: 'profile-start', intervalMicros }, 'profile-started');
+  /** Starts one of V8's sampling profilers in the child (child-profiler.ts), every `interval` µs or bytes. */
+  async startProfile(kind: ProfileKind, interval: number): Promise<void> {
+    await this.ask({ type: 'profile-start', kind, interval }, 'profile-started');
   }
 
-  /** Stops the child's profiler; the profile is in `file` (a `.cpuprofile`) when this returns. */
+  /** Stops the child's profiler; the profile is in `file` when this returns. */
   async stopProfile(file: string): Promise<void> {
     await this.ask({ type: 'profile-stop', file }, 'profile-written', 30_000);
   }
