@@ -76,31 +76,49 @@ function operationCall(operation: OpenApiOperation, { createContext, onError, re
   const useBody = acceptsRequestBody(method);
   const { takesInput, arrayKeys } = inputPlan(procedure);
 
-  return async (request: FastifyRequest, reply: FastifyReply, pathname: string, search: string): Promise<FastifyReply> => {
+  /** A failure as the handler reports it: the app's onError rethrows, so its error handler answers. */
+  const fail = (cause: unknown): never => {
+    const error = getErrorFromUnknown(cause);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- trpc-to-openapi's own conversion: a TRPCError, or the error thrown when its name says it is one
+    onError({ error });
+    throw error;
+  };
+
+  const answer = (reply: FastifyReply, ctx: Context, output: unknown, pathname: string, search: string): FastifyReply => {
     let payload: string | undefined;
     let meta: ReturnType<RestDirectCallOptions['responseMeta']>;
+    try {
+      const data = mapOutput(output);
+      // For a plain path, the path and query are the request's own text, as the handler's `new URL()`
+      // would give them (the query is only read back through URLSearchParams, which decodes both alike).
+      meta = responseMeta({ ctx, data: [data], errors: [], info: { url: { pathname, search } } });
+      payload = JSON.stringify(data);
+    } catch (cause) {
+      return fail(cause);
+    }
+    void reply.code(meta.status ?? 200).header('content-type', 'application/json');
+    if (meta.headers) for (const [name, value] of Object.entries(meta.headers)) reply.header(name, value);
+    return reply.send(payload);
+  };
+
+  // Not an async function: a promise, an await and about 450 bytes less per request (bench/README.md).
+  return (request: FastifyRequest, reply: FastifyReply, pathname: string, search: string): Promise<FastifyReply> => {
+    let ctx: Context;
+    let output: Promise<unknown>;
     try {
       const contentType = request.headers['content-type'];
       if (useBody && !contentType?.startsWith('application/json')) {
         throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header' });
       }
       const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
-      const ctx = createContext(request.headers.authorization);
-      const data = mapOutput(await runProcedure(procedure, { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type, signal: undefined, batchIndex: 0 }));
-      // For a plain path, the path and query are the request's own text, as the handler's `new URL()`
-      // would give them (the query is only read back through URLSearchParams, which decodes both alike).
-      meta = responseMeta({ ctx, data: [data], errors: [], info: { url: { pathname, search } } });
-      payload = JSON.stringify(data);
+      ctx = createContext(request.headers.authorization);
+      output = runProcedure(procedure, { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type, signal: undefined, batchIndex: 0 });
     } catch (cause) {
-      const error = getErrorFromUnknown(cause);
-      // The app's onError rethrows, so its error handler answers, as it does for the handler.
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- trpc-to-openapi's own conversion: a TRPCError, or the error thrown when its name says it is one
-      onError({ error });
-      throw error;
+      // On to `fail` below, as a failure of the call would go.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as the handler's await would see it
+      output = Promise.reject(cause);
     }
-    void reply.code(meta.status ?? 200).header('content-type', 'application/json');
-    if (meta.headers) for (const [name, value] of Object.entries(meta.headers)) reply.header(name, value);
-    return reply.send(payload);
+    return output.then((data) => answer(reply, ctx, data, pathname, search), fail);
   };
 }
 

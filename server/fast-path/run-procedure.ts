@@ -122,11 +122,23 @@ function runFrom(index: number, plan: Plan, call: ProcedureCall, level: Level): 
   }
 }
 
-/** `procedure(call)`, run as above; a procedure with a custom caller is left to tRPC. */
-export async function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown> {
-  const definition = procedure._def as unknown as RunnableDefinition;
-  if (definition.experimental_caller) return procedure(call);
-  const result = await runFrom(0, planOf(definition), call, { ctx: call.ctx, getRawInput: call.getRawInput, readNow: call.readRawInputNow, input: undefined });
+/**
+ * `procedure(call)`, run as above; a procedure with a custom caller is left to tRPC. Not an async
+ * function, for the reason `runFrom` is not; a throw is a rejection all the same.
+ */
+export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown> {
+  try {
+    const definition = procedure._def as unknown as RunnableDefinition;
+    if (definition.experimental_caller) return Promise.resolve(procedure(call));
+    return runFrom(0, planOf(definition), call, { ctx: call.ctx, getRawInput: call.getRawInput, readNow: call.readRawInputNow, input: undefined }).then(dataOf);
+  } catch (cause) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as an async function rejects with it
+    return Promise.reject(cause);
+  }
+}
+
+/** The chain's data, or its error thrown, as tRPC's runner answers its result. */
+function dataOf(result: MiddlewareResult): unknown {
   // As tRPC's runner: a middleware that answers nothing is a bug in that middleware.
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- middlewares are user code
   if (!result) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' });
