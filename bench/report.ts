@@ -133,6 +133,7 @@ export function formatPeerTargets(summaries: ContenderSummary[], target: { versu
     .join('\n');
 }
 
+/** The candidate whose row is `better` than every other's (the first of equals). */
 function bestOf<T extends { row: Row }>(candidates: T[], better: (a: Row, b: Row) => boolean): T | undefined {
   return candidates.reduce<T | undefined>((best, candidate) => (best === undefined || better(candidate.row, best.row) ? candidate : best), undefined);
 }

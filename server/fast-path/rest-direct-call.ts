@@ -84,6 +84,7 @@ function operationCall(operation: OpenApiOperation, { createContext, onError, re
     throw error;
   };
 
+  /** The procedure's output written as the handler writes it: its status and headers from `responseMeta`, its JSON. */
   const answer = (reply: FastifyReply, ctx: Context, output: unknown, pathname: string, search: string): FastifyReply => {
     let payload: string | undefined;
     let meta: ReturnType<RestDirectCallOptions['responseMeta']>;

@@ -12,7 +12,7 @@ import type { AppRouter } from '../../routers/app.js';
  * `next` merges `ctx`, `input` and `getRawInput` as tRPC's does, a thrown error becomes a failed
  * result the same way, and tRPC's own input, output and resolver middlewares are run as the steps
  * below, which wait a microtask turn only where something is pending (a deletePlant call made 18
- * promises before, 10 now, store's included; bench/README.md). run-procedure.test.ts checks every
+ * promises before, 9 now, store's included; bench/README.md). run-procedure.test.ts checks every
  * outcome against tRPC's own call.
  */
 
