@@ -20,7 +20,7 @@ import { ZodArray } from 'zod';
 import type { Context } from '../../routers/context.js';
 import type { OpenApiOperation } from '../routes/openapi-operations.js';
 import type { RestAnswer } from '../routes/rest-routes.js';
-import { runProcedure } from './run-procedure.js';
+import { heldInputCall, runProcedure } from './run-procedure.js';
 
 export interface RestDirectCallOptions {
   createContext: (authorization: string | undefined) => Context;
@@ -113,7 +113,7 @@ function operationCall(operation: OpenApiOperation, { createContext, onError, re
       }
       const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
       ctx = createContext(request.headers.authorization);
-      output = runProcedure(procedure, { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type, signal: undefined, batchIndex: 0 });
+      output = runProcedure(procedure, heldInputCall(ctx, input, path, type));
     } catch (cause) {
       // On to `fail` below, as a failure of the call would go.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as the handler's await would see it

@@ -30,6 +30,11 @@ export interface ProcedureCall {
   batchIndex: number;
 }
 
+/** A call whose raw input the caller already holds (REST's parsed input, an in-process caller's argument). */
+export function heldInputCall(ctx: unknown, input: unknown, path: string, type: ProcedureType): ProcedureCall {
+  return { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type, signal: undefined, batchIndex: 0 };
+}
+
 type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
 
 interface NextOptions {
@@ -280,10 +285,7 @@ export function createRunnerCaller(procedures: ReadonlyMap<string, AnyTRPCProced
           const path = prefix === '' ? key : `${prefix}.${key}`;
           const procedure = procedures.get(path);
           if (procedure === undefined) return level(ctx, path);
-          return async (input: unknown) =>
-            mapOutput(
-              await runProcedure(procedure, { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type: procedure._def.type, signal: undefined, batchIndex: 0 }),
-            );
+          return async (input: unknown) => mapOutput(await runProcedure(procedure, heldInputCall(ctx, input, path, procedure._def.type)));
         },
       },
     );
