@@ -97,29 +97,30 @@ function operationCall(operation: OpenApiOperation, { createContext, onError, re
     } catch (cause) {
       return fail(cause);
     }
-    void reply.code(meta.status ?? 200).header('content-type', 'application/json');
+    const status = meta.status ?? 200;
+    void reply.code(status);
+    // The handler sets it on every answer, and the app takes it off a 204 (request-hooks.ts).
+    if (status !== 204) void reply.header('content-type', 'application/json');
     if (meta.headers) for (const [name, value] of Object.entries(meta.headers)) reply.header(name, value);
     return reply.send(payload);
   };
 
-  // Not an async function: a promise, an await and about 450 bytes less per request (bench/README.md).
+  // Not an async function, and the answer written in the runner's own `then`: 7 promises per
+  // delete, not 9 (bench/README.md).
   return (request: FastifyRequest, reply: FastifyReply, pathname: string, search: string): Promise<FastifyReply> => {
-    let ctx: Context;
-    let output: Promise<unknown>;
     try {
       const contentType = request.headers['content-type'];
       if (useBody && !contentType?.startsWith('application/json')) {
         throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header' });
       }
       const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
-      ctx = createContext(request.headers.authorization);
-      output = runProcedure(procedure, heldInputCall(ctx, input, path, type));
+      const ctx = createContext(request.headers.authorization);
+      return runProcedure(procedure, heldInputCall(ctx, input, path, type), (output) => answer(reply, ctx, output, pathname, search), fail);
     } catch (cause) {
-      // On to `fail` below, as a failure of the call would go.
+      // On to `fail` a turn later, as a failure of the call would go.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as the handler's await would see it
-      output = Promise.reject(cause);
+      return Promise.reject(cause).catch(fail);
     }
-    return output.then((data) => answer(reply, ctx, data, pathname, search), fail);
   };
 }
 

@@ -11,9 +11,9 @@ import type { AppRouter } from '../../routers/app.js';
  * of a call (bench/README.md). A middleware here receives the same fields with the same values,
  * `next` merges `ctx`, `input` and `getRawInput` as tRPC's does, a thrown error becomes a failed
  * result the same way, and tRPC's own input, output and resolver middlewares are run as the steps
- * below, which wait a microtask turn only where something is pending (a deletePlant call made 18
- * promises before, 9 now, store's included; bench/README.md). run-procedure.test.ts checks every
- * outcome against tRPC's own call.
+ * below: they read the level directly (no options object, no `next` closure) and wait a microtask
+ * turn only where something is pending (a deletePlant call made 18 promises before, 8 now, store's
+ * included; bench/README.md). run-procedure.test.ts checks every outcome against tRPC's own call.
  */
 
 export interface ProcedureCall {
@@ -56,24 +56,28 @@ interface RunnableDefinition {
 }
 
 /**
- * One level of the chain. `settles`: the step is one of ours below, which answers every failure
- * as a failed result and never rejects, so the level needs no rejection handler of its own.
+ * One level of the chain: the procedure's own middleware given its options, or one of our steps
+ * below, which reads the level directly. `settles`: the step answers every failure as a failed
+ * result and never rejects, so the level needs no rejection handler of its own.
  */
 interface Step {
-  run: Middleware;
+  /** Typed as tRPC types a middleware; a middleware of the procedure's may still answer a plain value or throw. */
+  run: (chain: Chain, index: number, level: Level) => Promise<MiddlewareResult>;
   settles: boolean;
 }
 
-/** What the runner runs for a procedure: its middlewares, with tRPC's own input, output and resolver middlewares replaced. */
-interface Plan {
-  steps: Step[];
-  meta: unknown;
+/** What the chain carries from one level to the next: tRPC's merged `ctx`, `input` and `getRawInput`. */
+class Level {
+  constructor(
+    readonly ctx: unknown,
+    readonly input: unknown,
+    readonly getRawInput: () => Promise<unknown>,
+    /** The call's `readRawInputNow`, for the input step; undefined once a middleware passes its own `getRawInput`. */
+    readonly readNow: (() => unknown) | undefined,
+  ) {}
 }
 
-/** Keyed by a symbol so that no middleware's options show it by name. */
-const READ_NOW = Symbol('readRawInputNow');
-
-/** One middleware's options: a class, so every level shares one object shape (fast to build and read). */
+/** A middleware's options: a class, so every level shares one object shape (fast to build and read). */
 class MiddlewareOptions {
   constructor(
     readonly ctx: unknown,
@@ -85,70 +89,117 @@ class MiddlewareOptions {
     readonly meta: unknown,
     readonly input: unknown,
     readonly next: (options?: NextOptions) => Promise<MiddlewareResult>,
-    readNow: (() => unknown) | undefined,
-  ) {
-    this[READ_NOW] = readNow;
-  }
-
-  /** The call's `readRawInputNow`, for the input step; undefined once a middleware passes its own `getRawInput`. */
-  readonly [READ_NOW]: (() => unknown) | undefined;
-}
-
-interface Level {
-  ctx: unknown;
-  getRawInput: () => Promise<unknown>;
-  readNow: (() => unknown) | undefined;
-  input: unknown;
+  ) {}
 }
 
 /** What tRPC's runner makes of an error thrown (or a promise rejected) by a middleware. */
 const failed = (cause: unknown) => ({ ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker }) as MiddlewareResult;
 
 /**
- * Not an async function: a level is the middleware's own promise with one rejection handler,
- * not a second promise awaiting it (a few microtask turns less per level, same outcomes).
+ * One run of a procedure's chain. Our steps read the level and go on with `runFrom`; only the
+ * procedure's own middlewares and its resolver are given options and a `next`, built as tRPC's
+ * runner builds them.
  */
-function runFrom(index: number, plan: Plan, call: ProcedureCall, level: Level): Promise<MiddlewareResult> {
-  try {
-    const step = plan.steps[index];
+class Chain {
+  constructor(
+    readonly steps: readonly Step[],
+    readonly meta: unknown,
+    readonly call: ProcedureCall,
+  ) {}
+
+  /**
+   * The level's result, never a rejection. Not an async function: a level is the step's own
+   * promise, with a rejection handler only where the step may reject.
+   */
+  runFrom(index: number, level: Level): Promise<MiddlewareResult> {
+    try {
+      const step = this.stepAt(index);
+      const result = step.run(this, index, level);
+      return step.settles ? result : Promise.resolve(result).catch(failed);
+    } catch (cause) {
+      return Promise.resolve(failed(cause));
+    }
+  }
+
+  /** The first level's result as it comes, a rejection included: whoever waits for it handles that. */
+  start(level: Level): Promise<MiddlewareResult> {
+    return this.stepAt(0).run(this, 0, level);
+  }
+
+  stepAt(index: number): Step {
+    const step = this.steps[index];
     if (step === undefined) throw new TypeError('middleware is not a function');
+    return step;
+  }
+
+  /** A middleware's options at this level, with a `next` that merges what it is given, as tRPC's does. */
+  optionsAt(index: number, level: Level): MiddlewareOptions {
     const next = (options?: NextOptions) =>
-      runFrom(index + 1, plan, call, {
-        ctx: options?.ctx ? { ...(level.ctx as object), ...options.ctx } : level.ctx,
-        input: options && 'input' in options ? options.input : level.input,
-        getRawInput: options?.getRawInput ?? level.getRawInput,
-        readNow: options?.getRawInput ? undefined : level.readNow,
-      });
-    const options = new MiddlewareOptions(level.ctx, level.getRawInput, call.path, call.type, call.signal, call.batchIndex, plan.meta, level.input, next, level.readNow);
-    const result = step.run(options);
-    return step.settles ? result : Promise.resolve(result).catch(failed);
-  } catch (cause) {
-    return Promise.resolve(failed(cause));
+      this.runFrom(
+        index + 1,
+        // Without options (tRPC's type allows none; a null is taken alike), the same level goes on.
+        !options
+          ? level
+          : new Level(
+              options.ctx ? { ...(level.ctx as object), ...options.ctx } : level.ctx,
+              'input' in options ? options.input : level.input,
+              options.getRawInput ?? level.getRawInput,
+              options.getRawInput ? undefined : level.readNow,
+            ),
+      );
+    const { path, type, signal, batchIndex } = this.call;
+    return new MiddlewareOptions(level.ctx, level.getRawInput, path, type, signal, batchIndex, this.meta, level.input, next);
   }
 }
 
 /**
- * `procedure(call)`, run as above; a procedure with a custom caller is left to tRPC. Not an async
- * function, for the reason `runFrom` is not; a throw is a rejection all the same.
+ * `procedure(call)`, run as above: a promise of its data, rejected with its error. Given `onData`
+ * and `onError`, the promise is theirs of the data or the error instead, one promise less for a
+ * caller that goes on with the answer. A procedure with a custom caller is left to tRPC. Not an
+ * async function, for the reason `runFrom` is not; a throw is a rejection all the same.
  */
-export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown> {
+export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown>;
+export function runProcedure<T>(procedure: AnyTRPCProcedure, call: ProcedureCall, onData: (data: unknown) => T | PromiseLike<T>, onError: (cause: unknown) => T | PromiseLike<T>): Promise<T>;
+export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall, onData: (data: unknown) => unknown = identity, onError: (cause: unknown) => unknown = rethrow): Promise<unknown> {
   try {
     const definition = procedure._def as unknown as RunnableDefinition;
-    if (definition.experimental_caller) return Promise.resolve(procedure(call));
-    return runFrom(0, planOf(definition), call, { ctx: call.ctx, getRawInput: call.getRawInput, readNow: call.readRawInputNow, input: undefined }).then(dataOf);
+    if (definition.experimental_caller) return Promise.resolve(procedure(call)).then(onData, onError);
+    const { steps, meta } = planOf(definition);
+    const chain = new Chain(steps, meta, call);
+    let first: MiddlewareResult | Promise<MiddlewareResult>;
+    try {
+      first = chain.start(new Level(call.ctx, undefined, call.getRawInput, call.readRawInputNow));
+    } catch (cause) {
+      first = failed(cause);
+    }
+    // The first level's rejection handler and the chain's answer in one `then`: a rejection is
+    // the failed result tRPC's runner would make of it.
+    return Promise.resolve(first).then(
+      (result: MiddlewareResult | undefined) => answerOf(result, onData, onError),
+      (cause: unknown) => onError(getTRPCErrorFromUnknown(cause)),
+    );
   } catch (cause) {
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as an async function rejects with it
     return Promise.reject(cause);
   }
 }
 
-/** The chain's data, or its error thrown, as tRPC's runner answers its result. */
-function dataOf(result: MiddlewareResult): unknown {
+const identity = (value: unknown) => value;
+const rethrow = (cause: unknown): never => {
+  throw cause;
+};
+
+/** The chain's data, or its error, as tRPC's runner answers its result. */
+function answerOf(result: MiddlewareResult | undefined, onData: (data: unknown) => unknown, onError: (cause: unknown) => unknown): unknown {
   // As tRPC's runner: a middleware that answers nothing is a bug in that middleware.
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- middlewares are user code
-  if (!result) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' });
-  if (!result.ok) throw result.error;
-  return result.data;
+  if (!result) return onError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' }));
+  return result.ok ? onData(result.data) : onError(result.error);
+}
+
+/** What the runner runs for a procedure: its middlewares, with tRPC's own input, output and resolver middlewares replaced. */
+interface Plan {
+  steps: Step[];
+  meta: unknown;
 }
 
 const plans = new WeakMap<RunnableDefinition, Plan>();
@@ -169,7 +220,7 @@ function planOf(definition: RunnableDefinition): Plan {
  * `resolveMiddleware` around the definition's `resolver`; anything else is left as it is.
  */
 function stepsOf({ middlewares, inputs, output, resolver }: RunnableDefinition): Step[] {
-  const asIs = (middleware: Middleware): Step => ({ run: middleware, settles: false });
+  const asIs = (middleware: Middleware): Step => ({ run: (chain, index, level) => middleware(chain.optionsAt(index, level)), settles: false });
   const inputMiddlewares = middlewares.filter((middleware) => middleware._type === 'input');
   if (inputMiddlewares.length !== inputs.length) return middlewares.map(asIs);
   const last = middlewares.length - 1;
@@ -190,30 +241,32 @@ function stepsOf({ middlewares, inputs, output, resolver }: RunnableDefinition):
  * failure passed on as it is.
  */
 function inputStep(parse: (value: unknown) => unknown): Step {
-  const nextWith = (options: MiddlewareOptions, parsed: unknown) =>
-    options.next({ input: isObject(options.input) && isObject(parsed) ? { ...options.input, ...parsed } : parsed });
+  const nextWith = (chain: Chain, index: number, level: Level, parsed: unknown) => {
+    const input = isObject(level.input) && isObject(parsed) ? { ...level.input, ...parsed } : parsed;
+    return chain.runFrom(index + 1, new Level(level.ctx, input, level.getRawInput, level.readNow));
+  };
   const badInput = (cause: unknown) => failed(new TRPCError({ code: 'BAD_REQUEST', cause }));
-  const fromRaw = (options: MiddlewareOptions, rawInput: unknown): Promise<MiddlewareResult> => {
+  const fromRaw = (chain: Chain, index: number, level: Level, rawInput: unknown): Promise<MiddlewareResult> => {
     let parsed: unknown;
     try {
       parsed = parse(rawInput);
     } catch (cause) {
       return Promise.resolve(badInput(cause));
     }
-    if (isThenable(parsed)) return Promise.resolve(parsed).then((value) => nextWith(options, value), badInput);
-    return nextWith(options, parsed);
+    if (isThenable(parsed)) return Promise.resolve(parsed).then((value) => nextWith(chain, index, level, value), badInput);
+    return nextWith(chain, index, level, parsed);
   };
-  const run = (options: MiddlewareOptions): Promise<MiddlewareResult> => {
-    const readNow = options[READ_NOW];
+  const run = (chain: Chain, index: number, level: Level): Promise<MiddlewareResult> => {
+    const { readNow } = level;
     // As `await`: a middleware's own getRawInput may answer a plain value.
-    if (readNow === undefined) return Promise.resolve(options.getRawInput()).then((rawInput) => fromRaw(options, rawInput), failed);
+    if (readNow === undefined) return Promise.resolve(level.getRawInput()).then((rawInput) => fromRaw(chain, index, level, rawInput), failed);
     let rawInput: unknown;
     try {
       rawInput = readNow();
     } catch (cause) {
       return Promise.resolve(failed(cause));
     }
-    return fromRaw(options, rawInput);
+    return fromRaw(chain, index, level, rawInput);
   };
   return { run, settles: true };
 }
@@ -225,18 +278,19 @@ function inputStep(parse: (value: unknown) => unknown): Step {
  */
 function outputStep(parse: (value: unknown) => unknown): Step {
   const failedOutput = (cause: unknown) => failed(new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause }));
-  const run = ({ next }: MiddlewareOptions): Promise<MiddlewareResult> =>
-    next().then((result) => {
-      if (!result.ok) return result;
-      let data: unknown;
-      try {
-        data = parse(result.data);
-      } catch (cause) {
-        return failedOutput(cause);
-      }
-      if (isThenable(data)) return Promise.resolve(data).then((parsed): MiddlewareResult => ({ ...result, data: parsed }), failedOutput);
-      return { ...result, data };
-    });
+  // Built once per procedure: it needs nothing of the call but the result.
+  const parsedResult = (result: MiddlewareResult): MiddlewareResult | Promise<MiddlewareResult> => {
+    if (!result.ok) return result;
+    let data: unknown;
+    try {
+      data = parse(result.data);
+    } catch (cause) {
+      return failedOutput(cause);
+    }
+    if (isThenable(data)) return Promise.resolve(data).then((parsed): MiddlewareResult => ({ ...result, data: parsed }), failedOutput);
+    return { ...result, data };
+  };
+  const run = (chain: Chain, index: number, level: Level): Promise<MiddlewareResult> => chain.runFrom(index + 1, level).then(parsedResult);
   return { run, settles: true };
 }
 
@@ -246,11 +300,11 @@ function outputStep(parse: (value: unknown) => unknown): Step {
  * throw or a rejection as a failed one.
  */
 function resolverStep(resolver: (opts: MiddlewareOptions) => unknown): Step {
-  const run = (options: MiddlewareOptions): Promise<MiddlewareResult> => {
-    const succeeded = (data: unknown) => ({ marker: middlewareMarker, ok: true, data, ctx: options.ctx }) as MiddlewareResult;
+  const run = (chain: Chain, index: number, level: Level): Promise<MiddlewareResult> => {
+    const succeeded = (data: unknown) => ({ marker: middlewareMarker, ok: true, data, ctx: level.ctx }) as MiddlewareResult;
     let data: unknown;
     try {
-      data = resolver(options);
+      data = resolver(chain.optionsAt(index, level));
     } catch (cause) {
       return Promise.resolve(failed(cause));
     }

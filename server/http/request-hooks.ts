@@ -8,8 +8,10 @@ import { watchClosing } from './graceful-close.js';
  * each. Callback-style, so no promise per request.
  *
  * In: the request id (`X-Request-Id`, which error bodies and log lines name too), and the 503
- * while the app closes (graceful-close.ts). Out: exact int64 numbers (exact-integers.ts), and
- * `Connection: close` while the app closes.
+ * while the app closes (graceful-close.ts). Out: exact int64 numbers (exact-integers.ts),
+ * `Connection: close` while the app closes, and no `Content-Type` on a 204: it has no content to
+ * describe (RFC 9110, section 15.3.5), and Fastify drops it only from a 204 sent with a payload,
+ * while trpc-to-openapi's handler sets it on every answer.
  */
 export function registerRequestHooks(app: FastifyInstance): void {
   const gracefulClose = watchClosing(app);
@@ -19,6 +21,7 @@ export function registerRequestHooks(app: FastifyInstance): void {
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     gracefulClose.closeConnection(reply);
+    if (reply.statusCode === 204 && reply.hasHeader('content-type')) reply.removeHeader('content-type');
     done(null, exactIntegers(payload));
   });
 }

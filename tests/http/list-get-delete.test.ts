@@ -132,6 +132,8 @@ describe('DELETE /plants/{id}', () => {
     const deleted = await del('/plants/9007199254740993');
     expect(deleted.statusCode).toBe(204);
     expect(deleted.body).toBe('');
+    // No content, so nothing for a Content-Type to describe.
+    expect(deleted.headers['content-type']).toBeUndefined();
     expect(await testApp.plants.countDocuments({ _id: Long.fromString('9007199254740993') })).toBe(0);
     expectError(await del('/plants/9007199254740993'), 404, 'no plant with id 9007199254740993');
     const again = await postPlant(testApp.app, '{"id": 9007199254740993, "name": "again"}');
