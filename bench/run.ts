@@ -28,9 +28,14 @@ const { values: args } = parseArgs({
   },
 });
 
+/**
+ * `processes`: the child processes each server runs in, its rounds taken by each in turn. The
+ * same code runs 1–3 µs per request faster or slower in one process than in another (bench/README.md),
+ * so a figure from one process is a sample of one; the median over rounds from two is steadier.
+ */
 const plan = args.quick
-  ? { rounds: 2, seconds: 2, warmupSeconds: 1, memoryCheckpoints: [1_000, 10_000], startups: 1 }
-  : { rounds: 7, seconds: 3, warmupSeconds: 2, memoryCheckpoints: [10_000, 100_000], startups: 3 };
+  ? { rounds: 2, seconds: 2, warmupSeconds: 1, processes: 1, memoryCheckpoints: [1_000, 10_000], startups: 1 }
+  : { rounds: 8, seconds: 3, warmupSeconds: 2, processes: 2, memoryCheckpoints: [10_000, 100_000], startups: 3 };
 const CONNECTIONS = 50;
 const TOKEN = `bench-${randomBytes(12).toString('base64url')}`;
 const PROFILE_DIR = join(tmpdir(), 'plant-store-bench-profiles');
@@ -92,20 +97,24 @@ function storePreparation(operation: Operation, db: BenchDatabase | undefined) {
 async function compare(store: StoreKind, mongodbUri: string, operations: readonly Operation[], db: BenchDatabase | undefined): Promise<Map<Operation, ContenderSummary[]>> {
   const env = serverEnv(mongodbUri);
   const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  // One child per server the selected operations use, started one after the other.
-  const servers = new Map<ServerKind, ServerProcess>();
-  const serverOf = (contender: Contender): ServerProcess => {
-    const server = servers.get(contender.server);
+  // `plan.processes` children per server the selected operations use, started one after the other.
+  const servers = new Map<ServerKind, ServerProcess[]>();
+  /** The process of the contender's server whose turn it is (a round's number, or a warm-up's). */
+  const serverOf = (contender: Contender, turn: number): ServerProcess => {
+    const processes = servers.get(contender.server) ?? [];
+    const server = processes[turn % processes.length];
     if (!server) throw new Error(`no ${contender.server} server started`);
     return server;
   };
   const results = new Map<Operation, ContenderSummary[]>();
   try {
     for (const kind of new Set(operations.flatMap((operation) => operation.contenders.map((contender) => contender.server)))) {
-      servers.set(kind, await ServerProcess.start({ server: kind, store, env, nodeFlags }));
+      const processes: ServerProcess[] = [];
+      servers.set(kind, processes);
+      for (let index = 0; index < plan.processes; index += 1) processes.push(await ServerProcess.start({ server: kind, store, env, nodeFlags }));
     }
-    const load = async (contender: Contender, seconds: number): Promise<MeasuredRound> => {
-      const server = serverOf(contender);
+    const load = async (contender: Contender, turn: number, seconds: number): Promise<MeasuredRound> => {
+      const server = serverOf(contender, turn);
       const before = await server.usage();
       const round = await runRound({ url: server.url, requests: [contender.request(TOKEN)], connections: CONNECTIONS, durationSeconds: seconds, status: contender.expected.status });
       const after = await server.usage();
@@ -116,15 +125,17 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
       const preparation = storePreparation(operation, db);
       await preparation.beforeOperation();
       for (const contender of contenders) {
-        await preparation.beforeRound(plan.warmupSeconds);
-        await checkAnswers(contender, serverOf(contender).url, TOKEN);
-        await load(contender, plan.warmupSeconds);
+        for (let replica = 0; replica < plan.processes; replica += 1) {
+          await preparation.beforeRound(plan.warmupSeconds);
+          await checkAnswers(contender, serverOf(contender, replica).url, TOKEN);
+          await load(contender, replica, plan.warmupSeconds);
+        }
       }
       const rounds = new Map<Contender, MeasuredRound[]>(contenders.map((contender) => [contender, []]));
       for (let round = 0; round < plan.rounds; round += 1) {
         for (const contender of contenders) {
           await preparation.beforeRound(plan.seconds);
-          rounds.get(contender)?.push(await load(contender, plan.seconds));
+          rounds.get(contender)?.push(await load(contender, round, plan.seconds));
         }
       }
       results.set(
@@ -134,7 +145,7 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
     }
     return results;
   } finally {
-    await Promise.all([...servers.values()].map((server) => server.stop()));
+    await Promise.all([...servers.values()].flat().map((server) => server.stop()));
   }
 }
 
@@ -184,7 +195,8 @@ function printComparison(title: string, summaries: ContenderSummary[], store: St
 
 async function main(): Promise<void> {
   console.log(`Plant store benchmark${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
-  console.log(`autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender after a ${plan.warmupSeconds} s warm-up;`);
+  const spread = plan.processes > 1 ? `, taken in turn by ${plan.processes} processes of its server` : '';
+  console.log(`autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender${spread}, after a ${plan.warmupSeconds} s warm-up in each;`);
   console.log(
     `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn and node ${STEADY_HEAP_FLAGS.join(' ')} (bench/server-process.ts); each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
       'each delete removes a stored plant (MongoDB: stored before each round); figures are medians over the rounds.',
