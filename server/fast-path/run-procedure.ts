@@ -12,8 +12,9 @@ import type { AppRouter } from '../../routers/app.js';
  * `next` merges `ctx`, `input` and `getRawInput` as tRPC's does, a thrown error becomes a failed
  * result the same way, and tRPC's own input, output and resolver middlewares are run as the steps
  * below: they read the level directly (no options object, no `next` closure) and wait a microtask
- * turn only where something is pending (a deletePlant call made 18 promises before, 8 now, store's
- * included; bench/README.md). run-procedure.test.ts checks every outcome against tRPC's own call.
+ * turn only where something is pending (a deletePlant call awaited by its caller made 18 promises
+ * before, 8 now, the store's and the caller's await included; bench/README.md).
+ * run-procedure.test.ts checks every outcome against tRPC's own call.
  */
 
 export interface ProcedureCall {
