@@ -54,3 +54,11 @@ export class CommandError extends Error {
 export function badValue(message: string): CommandError {
   return new CommandError('BadValue', message);
 }
+
+/** The marker every refusal of an unimplemented feature carries, so callers (and the spec runner) can tell them apart. */
+export const NOT_IMPLEMENTED_PREFIX = 'the emulator does not implement';
+
+/** A feature mongod has and the emulator refuses rather than answer differently (NotImplemented, 238). */
+export function notImplemented(feature: string): CommandError {
+  return new CommandError('NotImplemented', `${NOT_IMPLEMENTED_PREFIX} ${feature}`);
+}

@@ -1,6 +1,8 @@
 // Routes a command document to its handler and shapes the reply like mongod: `ok: 1` added on
 // success, `{ ok: 0, errmsg, code, codeName }` on failure, CommandNotFound for unknown commands.
-import { CommandError } from '../errors.js';
+// Before a handler runs, the checks mongod makes on every command: transactions (refused on a
+// standalone) and options the emulator does not implement.
+import { CommandError, notImplemented } from '../errors.js';
 import type { Doc } from '../values.js';
 import type { CommandContext, CommandHandler } from './context.js';
 import { ShutdownRequested } from './context.js';
@@ -9,6 +11,7 @@ import { handshakeCommands } from './handshake.js';
 import { indexCommands } from './index-commands.js';
 import { namespaceCommands } from './namespaces.js';
 import { readCommands } from './reads.js';
+import { isRefusedCommand, refuseUnsupported } from './unsupported.js';
 import { writeCommands } from './writes.js';
 
 const handlers = new Map<string, CommandHandler>(
@@ -19,16 +22,23 @@ export function commandName(command: Doc): string {
   return Object.keys(command)[0] ?? '';
 }
 
-/** Runs one command; ShutdownRequested and unexpected (internal) errors propagate to the caller. */
+function handlerFor(name: string): CommandHandler {
+  const handler = handlers.get(name);
+  if (handler) return handler;
+  if (isRefusedCommand(name)) throw notImplemented(`the ${name} command`);
+  throw new CommandError('CommandNotFound', `no such command: '${name}'`);
+}
+
+/** Runs one command; ShutdownRequested propagates to the caller. */
 export function runCommand(context: CommandContext): Doc {
   const name = commandName(context.command);
   try {
-    const handler = handlers.get(name);
-    if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name}'`);
+    const handler = handlerFor(name);
     // A standalone mongod refuses transactions and retryable-write transaction numbers alike.
     if (context.command.txnNumber !== undefined) {
       throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
     }
+    refuseUnsupported(name, context.command);
     return { ...handler(context), ok: 1 };
   } catch (error) {
     if (error instanceof CommandError) return error.toReply();
