@@ -1,7 +1,7 @@
 // Routes a command document to its handler and shapes the reply like mongod: `ok: 1` added on
 // success, `{ ok: 0, errmsg, code, codeName }` on failure, CommandNotFound for unknown commands.
 // Before a handler runs, the checks mongod makes on every command: transactions (refused on a
-// standalone) and options the emulator does not implement.
+// standalone), the writeConcern, and options the emulator does not implement.
 import { CommandError, notImplemented } from '../errors.js';
 import type { Doc } from '../values.js';
 import type { CommandContext, CommandHandler } from './context.js';
@@ -12,6 +12,7 @@ import { indexCommands } from './index-commands.js';
 import { namespaceCommands } from './namespaces.js';
 import { readCommands } from './reads.js';
 import { isRefusedCommand, refuseUnsupported } from './unsupported.js';
+import { checkWriteConcern } from './write-concern.js';
 import { writeCommands } from './writes.js';
 
 const handlers = new Map<string, CommandHandler>(
@@ -38,6 +39,7 @@ export function runCommand(context: CommandContext): Doc {
     if (context.command.txnNumber !== undefined) {
       throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
     }
+    checkWriteConcern(name, context.command);
     refuseUnsupported(name, context.command);
     return { ...handler(context), ok: 1 };
   } catch (error) {
