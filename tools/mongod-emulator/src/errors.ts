@@ -13,6 +13,8 @@ export const ErrorCodes = {
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
   NamespaceExists: 48,
+  DollarPrefixedFieldName: 52,
+  InvalidIdField: 53,
   CommandNotFound: 59,
   ImmutableField: 66,
   InvalidOptions: 72,
