@@ -4,6 +4,7 @@ import type { Doc } from './values.js';
 
 export const ErrorCodes = {
   BadValue: 2,
+  UnknownError: 8,
   FailedToParse: 9,
   Unauthorized: 13,
   TypeMismatch: 14,
@@ -39,6 +40,12 @@ export class CommandError extends Error {
     this.code = ErrorCodes[codeName];
     this.codeName = codeName;
     this.extra = extra;
+  }
+
+  /** An error with any code, named as mongod names it (a code it has no name for reads `Location<code>`). */
+  static withCode(code: number, message: string): CommandError {
+    const name = (Object.keys(ErrorCodes) as ErrorCodeName[]).find((key) => ErrorCodes[key] === code);
+    return name === undefined ? CommandError.location(code, message) : new CommandError(name, message);
   }
 
   /** For errors mongod reports with a bare location code (e.g. unknown pipeline stage 40324). */
