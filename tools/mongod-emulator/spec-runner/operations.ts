@@ -27,6 +27,11 @@ function toNative(value: unknown): unknown {
   return value;
 }
 
+/** Entity options (uriOptions, collectionOptions...) as the driver reads them: `{ w: 0 }`, not `{ w: Int32(0) }`. */
+export function nativeOptions(options: unknown): Document {
+  return isPlainDocument(options) ? (toNative(options) as Document) : {};
+}
+
 /** Splits the named positional arguments from the rest, which the driver takes as options. */
 function take(args: Arguments, ...names: string[]): [unknown[], Document] {
   const options: Record<string, unknown> = {};

@@ -17,7 +17,7 @@ import {
 } from 'mongodb';
 import { NOT_IMPLEMENTED_PREFIX } from '../src/errors.js';
 import { exactlyEqual, firstEntry, isPlainDocument, Matcher, UnsupportedByRunner } from './matching.js';
-import { bulkWriteResult, runEntityOperation, type Entity } from './operations.js';
+import { bulkWriteResult, nativeOptions, runEntityOperation, type Entity } from './operations.js';
 import { unmetRequirements, type ServerFacts } from './requirements.js';
 
 export type Verdict = { status: 'passed' } | { status: 'failed' | 'skipped'; reason: string };
@@ -80,12 +80,12 @@ function refusal(error: unknown): string | undefined {
  * Tests the Node.js driver itself cannot pass whatever the server does, so they judge nothing here;
  * the driver's own spec suite skips them for the same reasons.
  */
-const DRIVER_DEVIATIONS: Record<string, string> = {
-  'inserting _id with type null via insertOne': 'the Node.js driver replaces a null _id with an ObjectId before sending (NODE-6468)',
-  'inserting _id with type null via insertMany': 'the Node.js driver replaces a null _id with an ObjectId before sending (NODE-6468)',
-  'inserting _id with type null via bulkWrite': 'the Node.js driver replaces a null _id with an ObjectId before sending (NODE-6468)',
-  'inserting _id with type null via clientBulkWrite': 'the Node.js driver replaces a null _id with an ObjectId before sending (NODE-6468)',
-};
+const DRIVER_DEVIATIONS: Record<string, string> = Object.fromEntries(
+  ['insertOne', 'insertMany', 'bulkWrite', 'clientBulkWrite'].map((operation) => [
+    `inserting _id with type null via ${operation}`,
+    'the Node.js driver replaces a null _id with an ObjectId before sending (NODE-6468)',
+  ]),
+);
 
 interface ObservedEvent {
   type: string;
@@ -132,13 +132,12 @@ class TestRun {
   private async createEntity(type: string, spec: Document): Promise<Entity> {
     if (type === 'database') {
       const client = this.clientEntity(spec.client);
-      return { kind: 'database', db: client.db(String(spec.databaseName), isPlainDocument(spec.databaseOptions) ? spec.databaseOptions : {}) };
+      return { kind: 'database', db: client.db(String(spec.databaseName), nativeOptions(spec.databaseOptions)) };
     }
     if (type === 'collection') {
       const database = this.entity(spec.database);
       if (database.kind !== 'database') throw new Error(`entity ${String(spec.database)} is not a database`);
-      const options = isPlainDocument(spec.collectionOptions) ? spec.collectionOptions : {};
-      return { kind: 'collection', collection: database.db.collection(String(spec.collectionName), options) };
+      return { kind: 'collection', collection: database.db.collection(String(spec.collectionName), nativeOptions(spec.collectionOptions)) };
     }
     return { kind: 'client', client: await this.createClient(spec) };
   }
@@ -149,8 +148,7 @@ class TestRun {
     if (unsupported !== undefined) throw new UnsupportedByRunner(`observing ${unsupported}`);
     const ignored = new Set([...(Array.isArray(spec.ignoreCommandMonitoringEvents) ? spec.ignoreCommandMonitoringEvents.map(String) : []), 'configureFailPoint']);
     if (spec.observeSensitiveCommands !== true) for (const name of SENSITIVE_COMMANDS) ignored.add(name);
-    const options = isPlainDocument(spec.uriOptions) ? spec.uriOptions : {};
-    const client = new MongoClient(this.context.uri, { ...options, monitorCommands: observe.length > 0, serverSelectionTimeoutMS: 10_000 });
+    const client = new MongoClient(this.context.uri, { ...nativeOptions(spec.uriOptions), monitorCommands: observe.length > 0, serverSelectionTimeoutMS: 10_000 });
     this.clients.push(client);
     const events: ObservedEvent[] = [];
     this.events.set(String(spec.id), events);
