@@ -7,14 +7,23 @@ export interface Options {
   dbpath?: string;
   storageEngine?: string;
   version: boolean;
+  /** `--setParameter enableTestCommands=1`, which also gives mongod its test-only commands. */
+  testCommands: boolean;
   warnings: string[];
 }
 
-const WITH_VALUE = new Set(['--port', '--dbpath', '--storageEngine', '--bind_ip']);
+const WITH_VALUE = new Set(['--port', '--dbpath', '--storageEngine', '--bind_ip', '--setParameter']);
 const FLAGS = new Set(['--noauth', '--version', '--bind_ip_all', '--quiet', '--nounixsocket']);
 
+/** `--setParameter name=value`: only enableTestCommands means something here. */
+function setParameter(options: Options, assignment: string): void {
+  const [name = '', value = ''] = assignment.split('=', 2);
+  if (name === 'enableTestCommands') options.testCommands = value === '1' || value === 'true';
+  else options.warnings.push(`ignoring unsupported option --setParameter=${assignment}`);
+}
+
 export function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { port: 27017, bindIps: ['127.0.0.1'], version: false, warnings: [] };
+  const options: Options = { port: 27017, bindIps: ['127.0.0.1'], version: false, testCommands: false, warnings: [] };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] ?? '';
     const eq = arg.indexOf('=');
@@ -30,7 +39,8 @@ export function parseArgs(argv: readonly string[]): Options {
         const port = Number(value);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port ${value}`);
         options.port = port;
-      } else if (name === '--dbpath') options.dbpath = value;
+      } else if (name === '--setParameter') setParameter(options, value);
+      else if (name === '--dbpath') options.dbpath = value;
       else if (name === '--storageEngine') options.storageEngine = value;
       else options.bindIps = value.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '');
     } else if (name === '--version') {

@@ -2,8 +2,9 @@
 // request order) and writes the reply. Protocol violations close only this connection.
 import type { Socket } from 'node:net';
 import { runCommand, commandName } from './commands/dispatch.js';
-import { ShutdownRequested, type ServerInfo } from './commands/context.js';
+import { CloseConnectionRequested, ShutdownRequested, type ServerInfo } from './commands/context.js';
 import type { CursorRegistry } from './cursors.js';
+import type { FailPoints } from './failpoints.js';
 import { log } from './log.js';
 import type { Store } from './store.js';
 import { MessageSplitter, ProtocolError } from './wire/framing.js';
@@ -12,6 +13,7 @@ import { decodeRequest, encodeReply } from './wire/opcodes.js';
 export interface Shared {
   store: Store;
   cursors: CursorRegistry;
+  failPoints: FailPoints;
   server: ServerInfo;
 }
 
@@ -39,6 +41,9 @@ export function serveConnection(socket: Socket, connectionId: number, shared: Sh
       if (error instanceof ShutdownRequested) {
         socket.destroy();
         shared.server.requestShutdown();
+      } else if (error instanceof CloseConnectionRequested) {
+        log('I', 'NETWORK', 22944, 'Closing connection: failCommand fail point', { remote, connectionId });
+        socket.destroy();
       } else if (error instanceof ProtocolError) {
         drop(error.message);
       } else {

@@ -4,6 +4,7 @@ import type { Doc } from './values.js';
 
 export const ErrorCodes = {
   BadValue: 2,
+  UnknownError: 8,
   FailedToParse: 9,
   Unauthorized: 13,
   TypeMismatch: 14,
@@ -13,6 +14,8 @@ export const ErrorCodes = {
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
   NamespaceExists: 48,
+  DollarPrefixedFieldName: 52,
+  InvalidIdField: 53,
   CommandNotFound: 59,
   ImmutableField: 66,
   InvalidOptions: 72,
@@ -39,6 +42,12 @@ export class CommandError extends Error {
     this.extra = extra;
   }
 
+  /** An error with any code, named as mongod names it (a code it has no name for reads `Location<code>`). */
+  static withCode(code: number, message: string): CommandError {
+    const name = (Object.keys(ErrorCodes) as ErrorCodeName[]).find((key) => ErrorCodes[key] === code);
+    return name === undefined ? CommandError.location(code, message) : new CommandError(name, message);
+  }
+
   /** For errors mongod reports with a bare location code (e.g. unknown pipeline stage 40324). */
   static location(code: number, message: string): CommandError {
     const error = new CommandError('BadValue', message);
@@ -53,4 +62,12 @@ export class CommandError extends Error {
 
 export function badValue(message: string): CommandError {
   return new CommandError('BadValue', message);
+}
+
+/** The marker every refusal of an unimplemented feature carries, so callers (and the spec runner) can tell them apart. */
+export const NOT_IMPLEMENTED_PREFIX = 'the emulator does not implement';
+
+/** A feature mongod has and the emulator refuses rather than answer differently (NotImplemented, 238). */
+export function notImplemented(feature: string): CommandError {
+  return new CommandError('NotImplemented', `${NOT_IMPLEMENTED_PREFIX} ${feature}`);
 }

@@ -1,6 +1,6 @@
 // Secondary indexes. Unique ones keep a hash map from the canonical key of the indexed values to the
 // owning document's _id key, so uniqueness checks cost O(1) instead of a collection scan.
-import { CommandError } from './errors.js';
+import { CommandError, notImplemented } from './errors.js';
 import { canonicalKey } from './query/compare.js';
 import { pathValues } from './query/path.js';
 import { bsonTag, flagOption, isDecimal, isDoc, isDouble, isInt32, isLong, isObjectId, numberOption, type Doc } from './values.js';
@@ -11,6 +11,13 @@ export interface IndexSpec {
   unique: boolean;
   sparse: boolean;
 }
+
+/**
+ * Index options the emulator honours (`background` and `v` change nothing a client can see). Others
+ * (partial, TTL, collation, hidden, text or geo settings) would make mongod answer differently, so
+ * they are refused.
+ */
+const IMPLEMENTED_OPTIONS = new Set(['key', 'name', 'unique', 'sparse', 'background', 'v', 'ns']);
 
 interface IndexKey {
   hash: string;
@@ -64,6 +71,10 @@ export class Index {
 
   static fromCommand(raw: Doc): IndexSpec {
     if (!isDoc(raw.key) || Object.keys(raw.key).length === 0) throw new CommandError('BadValue', 'Error in specification: the key field must be a non-empty object');
+    const option = Object.keys(raw).find((field) => !IMPLEMENTED_OPTIONS.has(field));
+    if (option !== undefined) throw notImplemented(`the '${option}' index option`);
+    const special = Object.values(raw.key).find((direction) => typeof direction === 'string');
+    if (typeof special === 'string') throw notImplemented(`'${special}' indexes`);
     return {
       name: typeof raw.name === 'string' ? raw.name : defaultIndexName(raw.key),
       key: raw.key,

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   try {
-    const server = await startServer({ port: options.port, bindIps: options.bindIps, onShutdown: () => stop('shutdown command') });
+    const server = await startServer({ port: options.port, bindIps: options.bindIps, testCommands: options.testCommands, onShutdown: () => stop('shutdown command') });
     log('I', 'NETWORK', 23016, 'Waiting for connections', { port: server.port, ssl: 'off', emulator: true, dbPath: options.dbpath ?? null });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

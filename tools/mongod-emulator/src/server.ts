@@ -3,6 +3,7 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { serveConnection, type Shared } from './connection.js';
 import { CursorRegistry } from './cursors.js';
+import { FailPoints } from './failpoints.js';
 import { log } from './log.js';
 import { Store } from './store.js';
 
@@ -21,12 +22,20 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-export async function startServer(options: { port: number; bindIps: readonly string[]; onShutdown: () => void }): Promise<RunningServer> {
+export interface ServerOptions {
+  port: number;
+  bindIps: readonly string[];
+  testCommands: boolean;
+  onShutdown: () => void;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
   let connectionCount = 0;
   const shared: Shared = {
     store: new Store(),
     cursors: new CursorRegistry(),
-    server: { port: options.port, startedAt: new Date(), requestShutdown: options.onShutdown },
+    failPoints: new FailPoints(),
+    server: { port: options.port, startedAt: new Date(), testCommands: options.testCommands, requestShutdown: options.onShutdown },
   };
   const servers: Server[] = [];
   let port = options.port;

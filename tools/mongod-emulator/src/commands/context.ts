@@ -1,18 +1,22 @@
 // What every command handler receives, and small helpers for reading command arguments.
 import type { CursorRegistry } from '../cursors.js';
 import { CommandError } from '../errors.js';
+import type { FailPoints } from '../failpoints.js';
 import type { Collection, Store } from '../store.js';
 import { isDoc, type Doc } from '../values.js';
 
 export interface ServerInfo {
   port: number;
   startedAt: Date;
+  /** `--setParameter enableTestCommands=1`: configureFailPoint exists, as on mongod. */
+  testCommands: boolean;
   requestShutdown(): void;
 }
 
 export interface CommandContext {
   store: Store;
   cursors: CursorRegistry;
+  failPoints: FailPoints;
   server: ServerInfo;
   connectionId: number;
   /** The database the command runs against (`$db`). */
@@ -24,6 +28,9 @@ export type CommandHandler = (context: CommandContext) => Doc;
 
 /** Thrown by `shutdown`: the connection layer exits without replying, as mongod does. */
 export class ShutdownRequested extends Error {}
+
+/** Thrown when the failCommand fail point drops the connection: closed without a reply. */
+export class CloseConnectionRequested extends Error {}
 
 /** The collection named by the command's first field (e.g. `{ find: 'plants' }`). */
 export function collectionName(context: CommandContext): string {

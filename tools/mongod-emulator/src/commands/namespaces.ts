@@ -1,6 +1,5 @@
 // Database and collection management: listDatabases, listCollections, create, drop, dropDatabase.
 import { Int32, Long } from 'bson';
-import { CommandError } from '../errors.js';
 import { compileFilter } from '../query/match.js';
 import { flagOption, isDoc, numberOption, type Doc } from '../values.js';
 import { collectionName, cursorReply, docArgument, type CommandHandler } from './context.js';
@@ -42,9 +41,8 @@ const listCollections: CommandHandler = (context) => {
 
 const create: CommandHandler = (context) => {
   const name = collectionName(context);
-  const unsupported = ['capped', 'timeseries', 'viewOn', 'clusteredIndex', 'validator'].filter((option) => context.command[option] !== undefined);
-  if (unsupported.length > 0) throw new CommandError('NotImplemented', `create option(s) ${unsupported.join(', ')} are not supported by the emulator`);
-  // mongod accepts `create` for an existing collection when the options are the same (none here).
+  // mongod accepts `create` for an existing collection when the options are the same (none here:
+  // the options the emulator does not implement are refused before this runs).
   context.store.ensureCollection(context.db, name);
   return {};
 };

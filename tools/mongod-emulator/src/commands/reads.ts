@@ -1,6 +1,6 @@
 // Read commands: find (+ getMore/killCursors), count, distinct and aggregate.
 import { Int32, Long } from 'bson';
-import { CommandError } from '../errors.js';
+import { CommandError, notImplemented } from '../errors.js';
 import { runPipeline } from '../query/aggregate.js';
 import { canonicalKey } from '../query/compare.js';
 import { pathValues } from '../query/path.js';
@@ -74,14 +74,12 @@ const distinct: CommandHandler = (context) => {
 
 const aggregate: CommandHandler = (context) => {
   const target = context.command.aggregate;
-  if (typeof target !== 'string') throw new CommandError('NotImplemented', 'database-level aggregate ({aggregate: 1}) is not supported by the emulator');
+  if (typeof target !== 'string') throw notImplemented('database-level aggregate ({aggregate: 1})');
   const pipeline = arrayArgument(context, 'pipeline');
   const cursorOptions = context.command.cursor;
   if (!isDoc(cursorOptions) && context.command.explain === undefined) {
     throw new CommandError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument");
   }
-  const stageNames = pipeline.map((stage) => (isDoc(stage) ? Object.keys(stage)[0] : undefined));
-  if (stageNames.includes('$out') || stageNames.includes('$merge')) throw new CommandError('NotImplemented', '$out and $merge are not supported by the emulator');
   const ns = `${context.db}.${target}`;
   const source = context.store.collection(context.db, target)?.all() ?? [];
   const docs = runPipeline(source, pipeline, (name) => context.store.collection(context.db, name)?.all() ?? []);

@@ -3,6 +3,7 @@
 import { CommandError } from '../errors.js';
 import { runPipeline } from '../query/aggregate.js';
 import { sortDocuments } from '../query/sort.js';
+import { validateInsertedDocument } from '../query/field-names.js';
 import { applyUpdate, isOperatorUpdate, upsertSeed, type PipelineRunner } from '../query/update.js';
 import { Collection, type Store } from '../store.js';
 import { isDoc, type Doc } from '../values.js';
@@ -32,17 +33,10 @@ function pipelineRunner(store: Store, db: string): PipelineRunner {
   };
 }
 
-export function validateNewDocument(doc: Doc): void {
-  if (Array.isArray(doc._id)) throw new CommandError('BadValue', `The '_id' value cannot be of type array`);
-  for (const key of Object.keys(doc)) {
-    if (key.startsWith('$')) throw new CommandError('BadValue', `Document can't have $ prefixed field names: ${key}`);
-  }
-}
-
 export function insertDocument(store: Store, db: string, name: string, raw: unknown): Doc {
   if (!isDoc(raw)) throw new CommandError('TypeMismatch', 'documents to insert must be objects');
   const doc = Collection.prepare(raw);
-  validateNewDocument(doc);
+  validateInsertedDocument(doc);
   store.ensureCollection(db, name).collection.insert(doc);
   return doc;
 }

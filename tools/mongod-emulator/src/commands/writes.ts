@@ -46,18 +46,30 @@ const insert: CommandHandler = (context) => {
   return withErrors({ n: new Int32(n) }, result);
 };
 
+/** The `sort` of an update statement (MongoDB 8.0), which picks the one document a non-multi update changes. */
+function statementSort(statement: unknown): Doc | undefined {
+  if (!isDoc(statement) || statement.sort === undefined) return undefined;
+  if (!isDoc(statement.sort)) throw new CommandError('TypeMismatch', "BSON field 'update.updates.sort' is the wrong type, expected type 'object'");
+  if (flagOption(statement.multi)) throw new CommandError('FailedToParse', 'Cannot specify sort with multi=true');
+  return statement.sort;
+}
+
 const update: CommandHandler = (context) => {
   const name = collectionName(context);
   let n = 0;
   let nModified = 0;
   const upserted: Doc[] = [];
-  const result = runBatch(context, arrayArgument(context, 'updates'), (raw, index) => {
+  const statements = arrayArgument(context, 'updates');
+  // Checked for every statement before any runs: a command error, not a per-statement write error.
+  const sorts = statements.map(statementSort);
+  const result = runBatch(context, statements, (raw, index) => {
     const statement = statementDoc(raw, 'update');
     const outcome = updateDocuments(context.store, context.db, name, {
       filter: isDoc(statement.q) ? statement.q : {},
       update: statement.u,
       upsert: flagOption(statement.upsert),
       multi: flagOption(statement.multi),
+      sort: sorts[index],
     });
     n += outcome.matched + (outcome.upserted ? 1 : 0);
     nModified += outcome.modified;

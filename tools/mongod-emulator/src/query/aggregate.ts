@@ -1,7 +1,7 @@
 // Aggregation pipelines over an in-memory array of documents: the everyday stages ($match,
 // $project, $group, $sort, $unwind, $lookup...) and $group's accumulators.
 import { Double, Int32, Long } from 'bson';
-import { CommandError } from '../errors.js';
+import { CommandError, notImplemented } from '../errors.js';
 import { cloneValue, isDoc, isNumeric, numberOption, type Doc, type NumericValue } from '../values.js';
 import { canonicalKey, compareValues } from './compare.js';
 import { evaluate } from './expression.js';
@@ -10,6 +10,13 @@ import { addNumbers, toDouble } from './numbers.js';
 import { getPath, setPath } from './path.js';
 import { addFields, project } from './project.js';
 import { sortDocuments } from './sort.js';
+
+/** mongod's stages the emulator lacks: refused by name rather than called unrecognized. */
+const UNIMPLEMENTED_STAGES = new Set([
+  '$out', '$merge', '$facet', '$bucket', '$bucketAuto', '$sample', '$graphLookup', '$unionWith', '$sortByCount', '$densify', '$fill',
+  '$setWindowFields', '$geoNear', '$redact', '$documents', '$changeStream', '$indexStats', '$collStats', '$currentOp', '$listSessions',
+  '$planCacheStats', '$search', '$searchMeta', '$vectorSearch', '$listSearchIndexes',
+]);
 
 /** Reads another collection of the same database (for $lookup). */
 export type CollectionReader = (name: string) => readonly Doc[];
@@ -127,7 +134,7 @@ function unwind(docs: readonly Doc[], spec: unknown): Doc[] {
 
 function lookup(docs: readonly Doc[], spec: unknown, readCollection: CollectionReader): Doc[] {
   if (!isDoc(spec) || typeof spec.from !== 'string' || typeof spec.localField !== 'string' || typeof spec.foreignField !== 'string' || typeof spec.as !== 'string') {
-    throw new CommandError('NotImplemented', '$lookup is supported only in its from/localField/foreignField/as form by the emulator');
+    throw notImplemented('$lookup with a pipeline or let (only its from/localField/foreignField/as form)');
   }
   const { localField, foreignField, as } = spec;
   const foreign = readCollection(spec.from);
@@ -197,6 +204,7 @@ function runStage(docs: Doc[], name: string, spec: unknown, readCollection: Coll
     case '$lookup':
       return lookup(docs, spec, readCollection);
     default:
+      if (UNIMPLEMENTED_STAGES.has(name)) throw notImplemented(`the ${name} aggregation stage`);
       throw CommandError.location(40324, `Unrecognized pipeline stage name: '${name}'`);
   }
 }

@@ -2,7 +2,7 @@
 // following MongoDB's rules: implicit array traversal, null matching missing fields, type brackets
 // for range operators and numeric equality across BSON number types.
 import { BSONRegExp } from 'bson';
-import { CommandError } from '../errors.js';
+import { CommandError, notImplemented } from '../errors.js';
 import { bsonTag, isBsonRegExp, isDoc, isNumeric, numberOption, type Doc } from '../values.js';
 import { compareValues, typeRank } from './compare.js';
 import { toDouble } from './numbers.js';
@@ -10,6 +10,12 @@ import { pathValues } from './path.js';
 
 export type Predicate = (doc: Doc) => boolean;
 type ValueTest = (value: unknown) => boolean;
+
+/** mongod's query operators the emulator lacks: refused by name rather than called unknown. */
+const UNIMPLEMENTED_TOP_LEVEL = new Set(['$expr', '$where', '$text', '$jsonSchema', '$sampleRate']);
+const UNIMPLEMENTED_FIELD_OPERATORS = new Set([
+  '$bitsAllSet', '$bitsAllClear', '$bitsAnySet', '$bitsAnyClear', '$geoWithin', '$geoIntersects', '$near', '$nearSphere', '$within',
+]);
 
 const TYPE_ALIASES: Record<string, number> = {
   double: 1,
@@ -174,6 +180,7 @@ function singleOperator(operator: string, operand: unknown, spec: Doc): ValueTes
     case '$comment':
       return () => true;
     default:
+      if (UNIMPLEMENTED_FIELD_OPERATORS.has(operator)) throw notImplemented(`the ${operator} query operator`);
       throw new CommandError('BadValue', `unknown operator: ${operator}`);
   }
 }
@@ -203,9 +210,7 @@ function fieldPredicate(path: string, condition: unknown): Predicate {
 
 function logicalPredicate(operator: string, operand: unknown): Predicate {
   if (operator === '$comment') return () => true;
-  if (operator === '$expr' || operator === '$where' || operator === '$text') {
-    throw new CommandError('NotImplemented', `${operator} is not supported by the plant-store mongod emulator`);
-  }
+  if (UNIMPLEMENTED_TOP_LEVEL.has(operator)) throw notImplemented(`the ${operator} query operator`);
   if (!Array.isArray(operand) || operand.length === 0) throw new CommandError('BadValue', `${operator} must be a nonempty array`);
   const parts = operand.map((item: unknown) => {
     if (!isDoc(item)) throw new CommandError('BadValue', `${operator} argument's entries must be objects`);

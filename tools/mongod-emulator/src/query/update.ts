@@ -4,6 +4,7 @@ import { Double, Int32, Long, serialize, Timestamp } from 'bson';
 import { CommandError } from '../errors.js';
 import { cloneValue, isArray, isDoc, isNumeric, isDecimal, isLong, isDouble, numberOption, type Doc, type NumericValue } from '../values.js';
 import { canonicalKey, compareValues, valuesEqual } from './compare.js';
+import { validateReplacement, validateUpdatedPath } from './field-names.js';
 import { compileValueTest } from './match.js';
 import { addNumbers, multiplyNumbers } from './numbers.js';
 import { getPath, setPath, unsetPath } from './path.js';
@@ -13,6 +14,9 @@ export interface UpdateResult {
   doc: Doc;
   modified: boolean;
 }
+
+/** Operators that only take fields or elements away, so never create a `$`-prefixed field. */
+const REMOVING_OPERATORS = new Set(['$unset', '$pull', '$pullAll', '$pop']);
 
 /** Pipeline-style updates are run by the aggregation module, which plugs itself in here. */
 export type PipelineRunner = (doc: Doc, pipeline: readonly unknown[]) => Doc;
@@ -199,7 +203,10 @@ function applyOperators(original: Doc, update: Doc, inserting: boolean): Doc {
     if (!isDoc(fields)) throw new CommandError('FailedToParse', `Modifiers operate on fields but we found type ${describeValue(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`);
     for (const [path, operand] of Object.entries(fields)) {
       paths.push(path);
-      if (operator === '$rename' && typeof operand === 'string') paths.push(operand);
+      if (operator === '$rename' && typeof operand === 'string') {
+        paths.push(operand);
+        validateUpdatedPath(operand);
+      } else if (!REMOVING_OPERATORS.has(operator)) validateUpdatedPath(path);
       applyOperator(doc, operator, path, operand, inserting);
     }
   }
@@ -208,9 +215,7 @@ function applyOperators(original: Doc, update: Doc, inserting: boolean): Doc {
 }
 
 function replacement(original: Doc, update: Doc): Doc {
-  for (const key of Object.keys(update)) {
-    if (key.startsWith('$')) throw new CommandError('BadValue', `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document.`);
-  }
+  validateReplacement(update);
   return withIdFirst({ ...(original._id === undefined ? {} : { _id: original._id }), ...cloneValue(update) });
 }
 
