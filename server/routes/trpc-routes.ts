@@ -91,15 +91,16 @@ function markedBody(body: string): [Error | null, string?] {
 }
 
 /**
- * Runs tRPC's handler with the big integers of the URL's `input` parameter marked. The client's
- * URL stays the request's: tRPC reads the URL once, as its handler starts (it builds a fetch
- * Request before it awaits anything), and the URL is put back right after, so the request log
- * and every message quote what the client sent. The direct call marks the input as it reads it.
+ * Runs tRPC's handler with the big integers of the URL's `input` parameter marked (tRPC reads it
+ * on a GET only). The client's URL stays the request's: tRPC reads the URL once, as its handler
+ * starts (it builds a fetch Request before it awaits anything), and the URL is put back right
+ * after, so the request log and every message quote what the client sent. The direct call marks
+ * the input as it reads it.
  */
 function withMarkedQueryInput(request: FastifyRequest, handle: () => Promise<void>): Promise<void> {
   const { raw } = request;
   const url = raw.url;
-  const marked = url === undefined ? url : markQueryInput(url);
+  const marked = url === undefined || request.method !== 'GET' ? url : markQueryInput(url);
   if (marked === url) return handle();
   raw.url = marked;
   try {
