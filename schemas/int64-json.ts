@@ -1,19 +1,45 @@
+import { endOfString, JsonTextError, MAX_JSON_DEPTH, scanJsonText, type TextSpan } from './json-text.js';
+
 /**
  * int64 values across JSON, exactly, on Node 20 (which has neither `JSON.rawJSON` nor source
  * text in `JSON.parse` revivers): JSON.parse rounds integers beyond ±(2^53−1), and
  * JSON.stringify throws on a bigint.
  *
  * So such integers travel through JSON.parse and JSON.stringify as marker strings: a NUL
- * character, a random key made at start-up and the digits. `markText` rewrites the big
- * integers of JSON text as markers before it is parsed, and `revive` turns the markers of the
- * parsed value into bigints; `mark` turns bigints into markers before a value is stringified,
- * and `unmarkText` writes the markers of the text back as plain JSON numbers. A client cannot
- * forge a marker, since it does not know the key. Text without big integers is parsed and
- * written as it is, so ordinary ids pay for a regular expression test, not a second parse.
+ * character, a random key made at start-up, `:` and the digits. `markText` rewrites the big
+ * integers of a client's JSON text as markers before it is parsed, and `revive` turns the markers
+ * of the parsed value into bigints; `mark` turns bigints into markers before a value is
+ * stringified, and `unmarkText` writes the markers of the text back as plain JSON numbers.
+ * docs/decisions/exact-int64-over-json.md says why markers and why they cannot be forged: in
+ * short, `markText` refuses client text holding a string with the marker prefix, so every
+ * marker a parsed value holds was made by `markText` or `mark`.
+ *
+ * `markText` also settles what a number token denotes, exactly, where a double would not: an
+ * integer (`1.0`, `1e3` and `9.007199254740993e15` are read as the integers they write) or not.
+ * A token that is not an integer but that a double rounds to one (`4.9999999999999999`,
+ * `1e-400`, `9007199254740991.4`) is written as `0.5` (`-0.5`): every reader (this service's
+ * parser, tRPC's and trpc-to-openapi's own JSON.parse) then gets a number that is not an
+ * integer, as the client wrote, and every integer field refuses it in its own words ("id must be
+ * an integer"). Only the fact that it is not an integer survives; no field of the interface takes
+ * fractions, and a marker would have had to become some other odd value on the way in.
+ *
+ * Text that needs neither is parsed and written as it is: an ordinary body pays for one scan
+ * (schemas/json-text.ts, which also bounds nesting), not a second parse.
  */
 export interface Int64Json {
-  /** JSON text with each integer beyond ±(2^53−1) written as a marker string; the text itself when it has none. */
+  /**
+   * JSON text as a parser must see it: each integer beyond ±(2^53−1) a marker, each non-integer
+   * a double would round to an integer `0.5`; the text itself when it has none. Throws
+   * `JsonTextError` for text nested too deeply or holding a string with the marker prefix.
+   * Rewritten text is valid exactly when the client's text is.
+   */
   markText: (text: string) => string;
+  /**
+   * `markText` for a parser this service does not hold (tRPC's): when the text had to be
+   * rewritten, it is first parsed as the client sent it, so a parser's error can only ever quote
+   * the client's own text, never a marker. Throws the SyntaxError of the client's text.
+   */
+  markValidText: (text: string) => string;
   /** A value parsed from marked text with each marker turned into its bigint (in place). */
   revive: (value: unknown) => unknown;
   /** A value with each bigint turned into a marker; the value itself when it holds none. */
@@ -22,168 +48,197 @@ export interface Int64Json {
   unmarkText: (text: string, options?: { asStrings?: boolean }) => string;
   /** Whether JSON text holds markers (cheap: a substring test). */
   hasMarkers: (text: string) => boolean;
-  /** `JSON.parse`, exact for every integer. */
-  parse: (text: string) => unknown;
+  /** Whether text (a decoded query parameter, say) holds the marker prefix: NUL, the key and `:`. See `reservedTextError`. */
+  holdsMarkerPrefix: (text: string) => boolean;
+  /**
+   * `JSON.parse` (or `parser`), exact for every integer, refusing what `markText` refuses. A
+   * parse error quotes the client's text.
+   */
+  parse: (text: string, parser?: (text: string) => unknown) => unknown;
   /** `JSON.stringify`, writing bigints as JSON numbers. */
   stringify: (value: unknown) => string;
   /** The same, as a tRPC data transformer: both ends of /trpc use it. */
   transformer: { serialize: (value: unknown) => unknown; deserialize: (value: unknown) => unknown };
 }
 
-// Character codes the scan below compares with.
-const ZERO = 0x30;
-const NINE = 0x39;
-const PLUS = 0x2b;
-const MINUS = 0x2d;
-const LOWER_E = 0x65;
-const UPPER_E = 0x45;
-const isDigit = (code: number) => code >= ZERO && code <= NINE;
-
-/**
- * Only these can write an integer beyond 2^53 (9007199254740992, 16 digits): a run of 17 digits,
- * a run of 16 that starts with 9, or an exponent (a digit, `e`, maybe a sign, a digit). Anything
- * else needs no look, so 16-digit ids below 9×10^15 (clock-based ones, for instance) pay for this
- * scan alone. One pass over the text: the regular expression it replaces
- * (`/\d{17}|9\d{15}|\d[eE][+-]?\d/`) rescanned each run of digits from every position in it,
- * about 0.4 µs per request body with a 16-digit id (bench/README.md).
- */
-export function mayHoldBigInteger(text: string): boolean {
-  let run = 0;
-  let first = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (isDigit(code)) {
-      if (run === 0) first = code;
-      run += 1;
-      if (run >= 17 || (run === 16 && first === NINE)) return true;
-      continue;
-    }
-    if (run > 0 && (code === LOWER_E || code === UPPER_E)) {
-      const next = text.charCodeAt(index + 1);
-      if (isDigit(next === PLUS || next === MINUS ? text.charCodeAt(index + 2) : next)) return true;
-    }
-    run = 0;
-  }
-  return false;
-}
-
-/** A JSON number, as RFC 8259 writes one. */
-const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-/** Past 20 digits a value is beyond int64: it is left to JSON.parse, and the schema refuses it. */
+/** Past 20 digits an integer is beyond int64: it is left to JSON.parse, and the schema refuses its double. */
 const MAX_DIGITS = 20;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** The digits a marker may stand for. */
+const MARKED_DIGITS = /^-?\d{1,20}$/;
+
+/** The refusal of client text that holds the marker prefix, which only a client that learned the key could write. */
+export const reservedTextError = () => new JsonTextError('holds a string the service reserves: a NUL character followed by its internal int64 marker');
 
 export function createInt64Json(key: string = randomKey()): Int64Json {
   const prefix = `\u0000${key}:`;
   const textPrefix = `\\u0000${key}:`;
   const markerInText = new RegExp(`"\\\\u0000${key}:(-?\\d+)"`, 'g');
 
-  const markText = (text: string): string => (mayHoldBigInteger(text) ? rewriteBigIntegers(text, (digits) => `"${textPrefix}${digits}"`) : text);
+  /** A token's replacement for every parser: a marker, `0.5` for an inexact non-integer; undefined to keep it. */
+  const replacementOf = (token: string): string | undefined => {
+    const value = exactValue(token);
+    if (typeof value === 'bigint') return value > MAX_SAFE || value < -MAX_SAFE ? `"${textPrefix}${value}"` : undefined;
+    if (value === NOT_AN_INTEGER && Number.isInteger(Number(token))) return token.startsWith('-') ? '-0.5' : '0.5';
+    return undefined;
+  };
 
+  const markText = (text: string): string => {
+    const findings = scanJsonText(text);
+    if (findings === undefined) return text;
+    for (const start of findings.nulStrings) {
+      if (decodedString(text, start)?.includes(prefix) === true) throw reservedTextError();
+    }
+    return findings.numbers.length === 0 ? text : rewrite(text, findings.numbers, replacementOf);
+  };
+
+  const markValidText = (text: string): string => {
+    const marked = markText(text);
+    if (marked !== text) JSON.parse(text);
+    return marked;
+  };
+
+  /** The bigint of a marker string; any other string as it is (a marker is never forged, and never throws). */
+  const reviveString = (text: string): unknown => {
+    if (!text.startsWith(prefix)) return text;
+    const digits = text.slice(prefix.length);
+    return MARKED_DIGITS.test(digits) ? BigInt(digits) : text;
+  };
+
+  /** Iterative: the value may be a client's, and a walk over it must not depend on its depth. */
   const revive = (value: unknown): unknown => {
-    if (typeof value === 'string') return value.startsWith(prefix) ? BigInt(value.slice(prefix.length)) : value;
-    if (typeof value !== 'object' || value === null) return value;
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const item = record[key];
-      if (typeof item === 'string' || (typeof item === 'object' && item !== null)) record[key] = revive(item);
+    if (typeof value === 'string') return reviveString(value);
+    if (!isContainer(value)) return value;
+    let pending: object[] | undefined;
+    for (let current: object | undefined = value; current !== undefined; current = pending?.pop()) {
+      const record = current as Record<string, unknown>;
+      for (const name of Object.keys(record)) {
+        const item = record[name];
+        if (typeof item === 'string') {
+          if (item.startsWith(prefix)) record[name] = reviveString(item);
+        } else if (isContainer(item)) {
+          (pending ??= []).push(item);
+        }
+      }
     }
     return value;
   };
 
-  const mark = (value: unknown): unknown => {
+  /**
+   * Recursive, but bounded: it descends only into arrays and objects that hold a bigint, and
+   * refuses a value nested deeper than MAX_JSON_DEPTH (or cyclic). A client's value reaches it
+   * only from text that `markText` has bounded; the service's own answers are shallow.
+   */
+  const mark = (value: unknown, depth = 0): unknown => {
     if (typeof value === 'bigint') return `${prefix}${value}`;
-    if (typeof value !== 'object' || value === null || !holdsBigint(value)) return value;
-    if (Array.isArray(value)) return value.map(mark);
+    if (!isContainer(value) || !holdsBigint(value, depth + 1)) return value;
+    if (Array.isArray(value)) return value.map((item: unknown) => mark(item, depth + 1));
     // Only plain data reaches JSON; defineProperty-style entries keep a "__proto__" key a key.
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mark(item)]));
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, mark(item, depth + 1)]));
   };
 
   const unmarkText = (text: string, { asStrings = false } = {}): string =>
     text.includes(textPrefix) ? text.replace(markerInText, asStrings ? '"$1"' : '$1') : text;
 
+  const parse = (text: string, parser: (text: string) => unknown = JSON.parse): unknown => {
+    const marked = markText(text);
+    if (marked === text) return parser(text);
+    let parsed: unknown;
+    try {
+      parsed = parser(marked);
+    } catch (error) {
+      // The same failure, in the words of the client's own text (its positions, no marker).
+      parser(text);
+      throw error;
+    }
+    return revive(parsed);
+  };
+
   return {
     markText,
+    markValidText,
     revive,
-    mark,
+    mark: (value) => mark(value),
     unmarkText,
     hasMarkers: (text) => text.includes(textPrefix),
-    parse: (text) => revive(JSON.parse(markText(text))),
+    holdsMarkerPrefix: (text) => text.includes(prefix),
+    parse,
     stringify: (value) => unmarkText(JSON.stringify(mark(value))),
-    transformer: { serialize: mark, deserialize: revive },
+    transformer: { serialize: (value) => mark(value), deserialize: revive },
   };
 }
 
 /** The service's and the typed client's one instance. */
 export const int64Json = createInt64Json();
 
-function holdsBigint(value: object): boolean {
+const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+function holdsBigint(value: object, depth: number): boolean {
+  if (depth > MAX_JSON_DEPTH) throw new RangeError(`a value nested more than ${MAX_JSON_DEPTH} levels deep (or cyclic) cannot be written as JSON`);
   for (const item of Object.values(value) as unknown[]) {
     if (typeof item === 'bigint') return true;
-    if (typeof item === 'object' && item !== null && holdsBigint(item)) return true;
+    if (isContainer(item) && holdsBigint(item, depth + 1)) return true;
   }
   return false;
 }
 
-/** Each JSON number outside strings that is an integer beyond ±(2^53−1) is replaced by `replace(digits)`. */
-function rewriteBigIntegers(text: string, replace: (digits: string) => string): string {
+/** The text with each span replaced by `replacementOf(its token)`, where that is defined. */
+function rewrite(text: string, spans: readonly TextSpan[], replacementOf: (token: string) => string | undefined): string {
   let out = '';
   let copiedUpTo = 0;
-  let i = 0;
-  while (i < text.length) {
-    const char = text.charCodeAt(i);
-    if (char === 0x22 /* " */) {
-      i = endOfString(text, i);
-      continue;
-    }
-    if (char === 0x2d /* - */ || (char >= 0x30 && char <= 0x39)) {
-      JSON_NUMBER.lastIndex = i;
-      const token = JSON_NUMBER.exec(text)?.[0];
-      if (token === undefined) {
-        i += 1;
-        continue;
-      }
-      const value = exactInteger(token);
-      if (value !== undefined && (value > BigInt(Number.MAX_SAFE_INTEGER) || value < -BigInt(Number.MAX_SAFE_INTEGER))) {
-        out += text.slice(copiedUpTo, i) + replace(value.toString());
-        copiedUpTo = i + token.length;
-      }
-      i += token.length;
-      continue;
-    }
-    i += 1;
+  for (const { start, end } of spans) {
+    const replacement = replacementOf(text.slice(start, end));
+    if (replacement === undefined) continue;
+    out += text.slice(copiedUpTo, start) + replacement;
+    copiedUpTo = end;
   }
   return copiedUpTo === 0 ? text : out + text.slice(copiedUpTo);
 }
 
-/** Just past the string that opens at `start` (or the end of the text, for an unterminated one). */
-function endOfString(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length) {
-    const char = text.charCodeAt(i);
-    if (char === 0x5c /* \ */) i += 2;
-    else if (char === 0x22) return i + 1;
-    else i += 1;
+/** What the string whose quote is at `start` decodes to; undefined when it is malformed (the parser refuses it then). */
+function decodedString(text: string, start: number): string | undefined {
+  try {
+    return JSON.parse(text.slice(start, endOfString(text, start))) as string;
+  } catch {
+    return undefined;
   }
-  return i;
 }
 
-/** The exact integer a JSON number token writes (`12`, `1.2e3`, `-9e18`), or undefined when it is not one or is beyond int64. */
-function exactInteger(token: string): bigint | undefined {
-  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token);
-  if (!match) return undefined;
-  const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match;
-  const exponent = Number(exponentText);
-  if (Math.abs(exponent) > MAX_DIGITS * 2) return undefined;
-  let digits = (whole + fraction).replace(/^0+(?=\d)/, '');
-  const scale = exponent - fraction.length;
-  if (scale < 0) {
-    if (/[^0]/.test(digits.slice(scale))) return undefined;
-    digits = digits.slice(0, scale) || '0';
-  } else {
-    digits += '0'.repeat(scale);
-  }
-  digits = digits.replace(/^0+(?=\d)/, '');
-  return digits.length > MAX_DIGITS ? undefined : BigInt(sign + digits);
+const NOT_AN_INTEGER = 'not an integer';
+const BEYOND_DIGITS = 'beyond 20 digits';
+/** A JSON number token, in parts. */
+const NUMBER_PARTS = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * What a JSON number token denotes, exactly: the integer (`12`, `1.0`, `1.2e3`, `-9e18`), or that
+ * it is not an integer, or an integer of more than MAX_DIGITS digits; undefined when it is not a
+ * JSON number (the parser refuses it). Never builds more than MAX_DIGITS digits, whatever the
+ * exponent.
+ */
+function exactValue(token: string): bigint | typeof NOT_AN_INTEGER | typeof BEYOND_DIGITS | undefined {
+  const parts = NUMBER_PARTS.exec(token);
+  if (!parts) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = parts;
+  const digits = whole + fraction;
+  const first = firstNonZero(digits);
+  if (first === -1) return 0n;
+  const last = lastNonZero(digits);
+  // The value is significant × 10^scale, with no zero at either end of `significant`.
+  const significant = digits.slice(first, last + 1);
+  const scale = Number(exponent) - fraction.length + (digits.length - 1 - last);
+  if (scale < 0) return NOT_AN_INTEGER;
+  if (significant.length + scale > MAX_DIGITS) return BEYOND_DIGITS;
+  return BigInt(`${sign}${significant}${'0'.repeat(scale)}`);
+}
+
+function firstNonZero(digits: string): number {
+  for (let i = 0; i < digits.length; i += 1) if (digits.charCodeAt(i) !== 0x30) return i;
+  return -1;
+}
+
+function lastNonZero(digits: string): number {
+  for (let i = digits.length - 1; i >= 0; i -= 1) if (digits.charCodeAt(i) !== 0x30) return i;
+  return -1;
 }
 
 function randomKey(): string {

@@ -4,8 +4,9 @@ import { z } from 'zod';
  * int64, exactly. A JavaScript number is exact only up to ±(2^53−1), so an int64 value is a
  * `number` while it is a safe integer and a `bigint` beyond (any bigint in range is accepted
  * too). JSON bodies reach these schemas exact: the service reads integers beyond 2^53 as
- * bigints (schemas/int64-json.ts), so only a JavaScript caller can hand over a rounded number,
- * and that is refused, never stored rounded.
+ * bigints, and a number that is not an integer as one that is not (schemas/int64-json.ts), so
+ * only a JavaScript caller can hand over a rounded number, and that is refused, never stored
+ * rounded.
  */
 export type Int64 = number | bigint;
 
@@ -36,7 +37,8 @@ const outOfRange = (name: string) => `${name} must be ${INT64_RANGE}`;
 /** Why `value` is not an int64, said of the field `name`. */
 export function int64Problem(name: string, value: unknown): string {
   if (value === undefined) return `${name} is required`;
-  if (typeof value === 'bigint') return outOfRange(name);
+  // ±Infinity: an integer too large for a double (JSON `1e400`), not a fraction.
+  if (typeof value === 'bigint' || value === Infinity || value === -Infinity) return outOfRange(name);
   if (typeof value !== 'number' || !Number.isInteger(value)) return `${name} must be an integer`;
   if (Math.abs(value) >= 2 ** 63) return outOfRange(name);
   return (

@@ -3,6 +3,7 @@ import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
+import { markTrpcInput } from '../http/trpc-input.js';
 import { isObject, isThenable, proceduresOf, runProcedure } from './run-procedure.js';
 
 export interface DirectCallOptions {
@@ -16,8 +17,9 @@ export interface DirectCallOptions {
 /**
  * The common tRPC request, answered without building a fetch `Request` and `Response`: a single
  * call of a query or a mutation, no batching, no streaming, either `POST /trpc/<path>` with a
- * JSON body and no query string, or `GET /trpc/<path>` whose one query parameter, if any, is
- * `input` (JSON text, its big integers already marked by the /trpc onRequest hook).
+ * JSON body and no query string (its big integers already marked by the /trpc body parser), or
+ * `GET /trpc/<path>` whose one query parameter, if any, is `input` (JSON text, marked here as it
+ * is read: the request's URL stays the client's).
  *
  * Why: tRPC's Fastify handler turns every request into a fetch `Request` and every answer into a
  * fetch `Response`, machinery that costs more than the procedure itself. This does what
@@ -122,7 +124,10 @@ interface ErrorPlace {
 /** The input text of a single call (with where it came from), or undefined when tRPC's own handler must answer. */
 interface InputText {
   text: string;
-  /** A body has its byte-order mark dropped, as a fetch `Request`'s `text()` does; a query parameter does not. */
+  /**
+   * A body has its byte-order mark dropped, as a fetch `Request`'s `text()` does, and is marked
+   * already; a query parameter keeps its byte-order mark and is marked when it is read.
+   */
   fromBody: boolean;
 }
 
@@ -173,8 +178,9 @@ const asIs = (payload: string) => payload;
 /**
  * The input of a single call, as tRPC reads it: the text (a body without a leading byte-order
  * mark), empty meaning no input, parsed once when the procedure asks; text that does not parse
- * is a BAD_REQUEST with the parser's message. `value` is the input for error shapes: undefined
- * unless it was read and parsed.
+ * is a BAD_REQUEST with the parser's message, and so is text refused before parsing
+ * (server/http/trpc-input.ts). `value` is the input for error shapes: undefined unless it was
+ * read and parsed.
  */
 class CallInput {
   value: unknown = undefined;
@@ -194,7 +200,7 @@ class CallInput {
     const { text: raw, fromBody } = this.text;
     const text = fromBody && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
     try {
-      this.value = text === '' ? undefined : this.deserialize(JSON.parse(text));
+      this.value = text === '' ? undefined : this.deserialize(JSON.parse(fromBody ? text : markTrpcInput(text, 'query')));
     } catch (cause) {
       if (cause instanceof TRPCError) throw cause;
       throw new TRPCError({ code: 'BAD_REQUEST', message: cause instanceof Error ? cause.message : 'Invalid input', cause });

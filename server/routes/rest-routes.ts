@@ -2,7 +2,7 @@ import type { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
-import { int64Json } from '../../schemas/int64-json.js';
+import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
 import type { Context } from '../../routers/context.js';
 import { httpError } from '../errors/http-error.js';
 import { registerFastRestRoutes } from '../fast-path/index.js';
@@ -40,7 +40,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       // The plugin re-stringifies the body to build a fetch Request, so bigints go to it as markers too.
       rest.addHook('preHandler', (request, _reply, done) => {
         request.body = int64Json.mark(request.body);
-        done();
+        done(markerPrefixInQuery(request));
       });
       await rest.register(fastifyTRPCOpenApiPlugin, {
         router: withInt64Markers(router),
@@ -92,6 +92,19 @@ function nonObjectBodyError(request: FastifyRequest, operations: readonly OpenAp
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
   const isOperation = operations.some((operation) => operation.method === request.method && operation.matchesUrl(request.url));
   return body !== undefined || isOperation ? httpError(400, 'the request body must be a JSON object') : undefined;
+}
+
+/**
+ * With the stock plugin the caller revives the whole input (withInt64Markers), query parameters
+ * included: one that holds the int64 marker prefix is refused, so no client text is ever read as
+ * a number. Such a parameter needs a NUL, which a URL can only carry as `%00`: other requests
+ * pay one substring test. (Path parameters reach the procedure still percent-encoded.)
+ */
+function markerPrefixInQuery(request: FastifyRequest): Error | undefined {
+  if (!request.url.includes('%00')) return undefined;
+  const values = Object.values(request.query as Record<string, unknown>).flat();
+  const forged = values.some((value) => typeof value === 'string' && int64Json.holdsMarkerPrefix(value));
+  return forged ? httpError(400, reservedTextError().messageFor('the query')) : undefined;
 }
 
 /** A caller as tRPC builds it: each level is callable (a procedure) and indexable (a nested router). */

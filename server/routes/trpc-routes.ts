@@ -6,6 +6,7 @@ import { authChallengeHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { createDirectCall } from '../fast-path/index.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
+import { markTrpcInput } from '../http/trpc-input.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -42,7 +43,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       trpc.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
         readBodyText(request, payload, (error, body = '') => {
           if (error) done(error);
-          else done(null, int64Json.markText(body));
+          else done(...markedBody(body));
         });
       });
       // tRPC's handler answers with a fetch Response, which the app's own int64 pass cannot read.
@@ -63,13 +64,10 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         );
       });
       const stockHandler = async (req: FastifyRequest, res: FastifyReply, path: string) => {
-        await fastifyRequestHandler({ ...trpcOptions, req, res, path });
+        await withMarkedQueryInput(req, () => fastifyRequestHandler({ ...trpcOptions, req, res, path }));
         return res;
       };
       trpc.all<{ Params: { path: string } }>('/:path', (req, res) => {
-        // A query's input comes in the URL (`?input=<JSON>`): its big integers are marked there too,
-        // before either handler reads it (Fastify's own parse of the query is not used here).
-        if (req.raw.url !== undefined) req.raw.url = markQueryInput(req.raw.url);
         const { path } = req.params;
         return tryDirectCall?.(req, res, path) ?? stockHandler(req, res, path);
       });
@@ -83,14 +81,43 @@ function isJsonResponse(payload: unknown): payload is Response {
   return payload instanceof Response && payload.headers.get('content-type')?.startsWith('application/json') === true;
 }
 
-/** The URL with the big integers of its `input` parameter marked; the URL itself when there are none. */
+/** A body marked for tRPC, or its 400, as a content-type parser's `done` arguments. */
+function markedBody(body: string): [Error | null, string?] {
+  try {
+    return [null, markTrpcInput(body, 'body')];
+  } catch (error) {
+    return [error as Error];
+  }
+}
+
+/**
+ * Runs tRPC's handler with the big integers of the URL's `input` parameter marked (tRPC reads it
+ * on a GET only). The client's URL stays the request's: tRPC reads the URL once, as its handler
+ * starts (it builds a fetch Request before it awaits anything), and the URL is put back right
+ * after, so the request log and every message quote what the client sent. The direct call marks
+ * the input as it reads it.
+ */
+function withMarkedQueryInput(request: FastifyRequest, handle: () => Promise<void>): Promise<void> {
+  const { raw } = request;
+  const url = raw.url;
+  const marked = url === undefined || request.method !== 'GET' ? url : markQueryInput(url);
+  if (marked === url) return handle();
+  raw.url = marked;
+  try {
+    return handle();
+  } finally {
+    raw.url = url;
+  }
+}
+
+/** The URL with the big integers of its `input` parameter marked; the URL itself when there are none. Throws the 400 of bad input. */
 function markQueryInput(url: string): string {
   const start = url.indexOf('?');
   if (start === -1 || !url.includes('input=', start)) return url;
   const query = new URLSearchParams(url.slice(start + 1));
   const input = query.get('input');
   if (input === null) return url;
-  const marked = int64Json.markText(input);
+  const marked = markTrpcInput(input, 'query');
   if (marked === input) return url;
   query.set('input', marked);
   return `${url.slice(0, start + 1)}${query.toString()}`;

@@ -13,11 +13,11 @@ interface SentPlant {
   tag?: string;
 }
 
-/** The plant a 200 must have stored: the body as strict JSON (UTF-8, last duplicate key wins, integers exact). */
+/** The plant a 200 must have stored: the body as strict JSON (UTF-8, last duplicate key wins, numbers exact: an integer id only). */
 function sentPlant(body: Buffer): SentPlant {
   const value = int64Json.parse(strictUtf8.decode(body)) as Record<string, unknown>;
   const { id, name, tag } = value;
-  if ((typeof id !== 'number' && typeof id !== 'bigint') || typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
+  if (!(typeof id === 'bigint' || (typeof id === 'number' && Number.isInteger(id))) || typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
     throw new Error(`200 for a body that is not a plant: ${body.toString('utf8').slice(0, 200)}`);
   }
   return { id, name, ...(tag !== undefined && { tag }) };

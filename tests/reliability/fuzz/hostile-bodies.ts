@@ -17,6 +17,8 @@ const LIMITS = [
   '1e308', '-1e308', '1e309', '-0', '0', '1e-7', '0.5', '1.0', '1e2', '2147483647', '2147483648', '-2147483649', '4294967296',
   '-9223372036854775809', '9223372036854775807.0', '9.223372036854775807e18', '9.2233720368547758075e18', '92233720368547758070e-1',
   '9007199254740993.5', '1e19', '-1e19', '0.9223372036854775807e19', '00', '-', '1e', '9007199254740993e-0', '123456789012345678901234567890',
+  // Not integers, though a double rounds them to one; and integers a double cannot hold.
+  '4.9999999999999999', '-4.9999999999999999', '1e-400', '9007199254740991.4', '77.00000000000000001', '1.5e1', '1e400', '-1.5e400',
 ];
 
 /** Big integers, written as JSON numbers: inside int64 and just outside it. */
@@ -35,6 +37,8 @@ const hostileValueText: fc.Arbitrary<string> = fc.oneof(
     '"\\ud800"', '"\\udfff"', '"a\\ud83dz"', '"\\u0000"', '"\\u202e"', '"😀"', '"e\\u0301"', '"\\n\\r\\t"',
   ),
   fc.integer({ min: 1, max: 3000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
+  // Past the nesting limit, with an integer beyond 2^53 inside (it once ended the process).
+  fc.oneof(fc.integer({ min: 60, max: 200 }), fc.integer({ min: 7_500, max: 8_100 })).map((depth) => '['.repeat(depth) + '9223372036854775807' + ']'.repeat(depth)),
   fc.integer({ min: 1, max: 1500 }).map((depth) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
   fc.integer({ min: 150, max: 20_000 }).map((length) => JSON.stringify('x'.repeat(length))),
   fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),

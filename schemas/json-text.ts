@@ -1,0 +1,143 @@
+/**
+ * One pass over a client's JSON text, before any parser, reviver or schema sees it, for what
+ * none of them can be trusted with:
+ *
+ * - Nesting. Beyond `MAX_JSON_DEPTH` levels of arrays and objects the text is refused
+ *   (`JsonTextError`), so no later walk over the parsed value (a reviver, a re-stringify, a
+ *   schema) can run out of stack, whoever wrote it. A plant is one level, a tRPC batch two.
+ * - Number tokens that `JSON.parse` may not read exactly: any with a fraction or an exponent, and
+ *   integers of 16 digits from 9×10^15 up (2^53 is 9007199254740992). Shorter integers are exact
+ *   doubles and are not reported, so an ordinary body pays for this pass alone.
+ * - Strings that write a NUL character. JSON text can only do so with the escape `\u0000`;
+ *   schemas/int64-json.ts refuses those that hold its marker prefix (NUL, its key, `:`).
+ *
+ * The pass never recurses and skips strings, so nothing inside a string counts. It is a scanner,
+ * not a validator: text it passes may still fail to parse, and what it reports of invalid text
+ * only needs to be good enough for a parser to refuse.
+ */
+
+/** The deepest nesting of arrays and objects the service reads. */
+export const MAX_JSON_DEPTH = 64;
+
+/** A span of the text, `start` included, `end` excluded. */
+export interface TextSpan {
+  start: number;
+  end: number;
+}
+
+/** What a scan found that needs a closer look. */
+export interface JsonTextFindings {
+  /** Number tokens that may not be safe integers as JSON.parse reads them. */
+  numbers: TextSpan[];
+  /** Where each string that writes `\u0000` opens (at its quote). */
+  nulStrings: number[];
+}
+
+/** Client JSON text the service refuses before parsing it; `messageFor` words it for the client. */
+export class JsonTextError extends Error {
+  override readonly name = 'JsonTextError';
+
+  constructor(private readonly problem: string) {
+    super(`the JSON text ${problem}`);
+  }
+
+  /** The refusal, said of `subject` ("the request body"). */
+  messageFor(subject: string): string {
+    return `${subject} ${this.problem}`;
+  }
+}
+
+const TOO_DEEP = `is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`;
+
+// Character codes the scan compares with.
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+const isDigit = (code: number) => code >= ZERO && code <= NINE;
+
+/**
+ * Scans JSON text: throws `JsonTextError` when it nests deeper than `MAX_JSON_DEPTH`; answers
+ * what needs a closer look, or undefined when nothing does (the common case, with no allocation).
+ */
+export function scanJsonText(text: string): JsonTextFindings | undefined {
+  let findings: JsonTextFindings | undefined;
+  let depth = 0;
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const start = i;
+      i += 1;
+      for (let char = text.charCodeAt(i); i < text.length && char !== QUOTE; char = text.charCodeAt(i)) {
+        if (char !== BACKSLASH) {
+          i += 1;
+          continue;
+        }
+        if (text.startsWith('u0000', i + 1) && findings?.nulStrings.at(-1) !== start) (findings ??= noFindings()).nulStrings.push(start);
+        i += 2;
+      }
+      i += 1;
+    } else if (code === MINUS || isDigit(code)) {
+      const start = i;
+      const digitsStart = code === MINUS ? i + 1 : i;
+      i = endOfDigits(text, digitsStart);
+      const digits = i - digitsStart;
+      const integerEnd = i;
+      i = endOfFractionAndExponent(text, i);
+      // Exact as JSON.parse reads it: an integer of at most 15 digits, or of 16 below 9×10^15.
+      const safeInteger = i === integerEnd && (digits < 16 || (digits === 16 && text.charCodeAt(digitsStart) !== NINE));
+      if (!safeInteger) (findings ??= noFindings()).numbers.push({ start, end: i });
+    } else {
+      if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+        depth += 1;
+        if (depth > MAX_JSON_DEPTH) throw new JsonTextError(TOO_DEEP);
+      } else if ((code === CLOSE_BRACKET || code === CLOSE_BRACE) && depth > 0) {
+        depth -= 1;
+      }
+      i += 1;
+    }
+  }
+  return findings;
+}
+
+const noFindings = (): JsonTextFindings => ({ numbers: [], nulStrings: [] });
+
+function endOfDigits(text: string, start: number): number {
+  let i = start;
+  while (isDigit(text.charCodeAt(i))) i += 1;
+  return i;
+}
+
+/** Just past the fraction and exponent of a number token whose integer digits end at `start`; `start` when it has neither. */
+function endOfFractionAndExponent(text: string, start: number): number {
+  let i = start;
+  if (text.charCodeAt(i) === DOT) i = endOfDigits(text, i + 1);
+  const code = text.charCodeAt(i);
+  if (code === LOWER_E || code === UPPER_E) {
+    const sign = text.charCodeAt(i + 1);
+    i = endOfDigits(text, sign === PLUS || sign === MINUS ? i + 2 : i + 1);
+  }
+  return i;
+}
+
+/** Just past the string whose quote is at `start` (the end of the text, for an unterminated one). */
+export function endOfString(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === BACKSLASH) i += 2;
+    else if (code === QUOTE) return i + 1;
+    else i += 1;
+  }
+  return text.length;
+}
