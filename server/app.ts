@@ -5,7 +5,7 @@ import { createContextFactory, type Context } from '../routers/context.js';
 import type { PlantStore } from '../routers/plant-store.js';
 import { createTokenVerifier } from './auth/bearer-tokens.js';
 import type { Config } from './config.js';
-import { createMongoClient } from './db/mongo-client.js';
+import { MongoDatabase } from './db/mongo-database.js';
 import { registerAuthFailureLimit } from './http/auth-failure-limit.js';
 import { answerClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handling.js';
@@ -119,12 +119,14 @@ function requestTimeoutOptions(requestTimeoutMs: number) {
   };
 }
 
-/** One MongoClient per app, closed with it, and the webhook worker on the same client. */
+/** One MongoDB client per app, connected once it is ready and closed with it, and the webhook worker on the same client. */
 function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
-  const client = createMongoClient(config.mongodb);
-  app.addHook('onClose', async () => client.close());
+  const database = new MongoDatabase(config.mongodb, app.log.child({ component: 'mongodb' }));
+  app.addHook('onReady', async () => {
+    database.start();
+  });
+  app.addHook('onClose', () => database.close());
   const { w, journal } = config.mongodb.writeConcern;
-  const db = client.db(config.mongodb.dbName);
-  const events = registerWebhooks(app, { db, collection: PLANTS_COLLECTION, writeConcern: { w, journal }, config });
-  return new MongoPlantStore(db, { w, journal }, events);
+  const events = registerWebhooks(app, { db: database.db, guard: database, collection: PLANTS_COLLECTION, writeConcern: { w, journal }, config });
+  return new MongoPlantStore(database.db, { w, journal }, events, database);
 }

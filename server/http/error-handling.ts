@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { StoreUnavailableError } from '../../routers/plant-store.js';
 import { notFound, toRestError, type RestError } from '../errors/rest-error.js';
 
 /**
@@ -9,9 +10,11 @@ import { notFound, toRestError, type RestError } from '../errors/rest-error.js';
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const restError = toRestError(error, request);
-    // A 503 is expected while the database is away or the service shuts down: one warning line, no stack.
-    if (restError.statusCode === 503) request.log.warn({ reason: error.message }, 'request refused: service unavailable');
-    else if (restError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    // A 503 is expected while the database is away (server/db/mongo-database.ts logs why, once per
+    // outage) or the service shuts down (one warning line, no stack).
+    if (restError.statusCode === 503) {
+      if (!(error.cause instanceof StoreUnavailableError)) request.log.warn({ reason: error.message }, 'request refused: service unavailable');
+    } else if (restError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     return sendRestError(reply, restError);
   });
   app.setNotFoundHandler(async (request, reply) => sendRestError(reply, notFound(request)));

@@ -11,6 +11,7 @@ import {
   MongoTopologyClosedError,
   MongoWriteConcernError,
 } from 'mongodb';
+import { MongoDeadlineError } from '../db/operation-deadlines.js';
 
 /**
  * Server error codes that mean "this server cannot take the operation now", not "the operation is
@@ -34,12 +35,19 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /**
- * Whether a driver error means the database is unavailable (answer 503: the create is safe to
- * retry) rather than something unexpected (500). A write concern error counts as unavailable:
- * the write was not acknowledged as configured, so it must not be answered 200.
+ * Socket errors the driver can pass on as they are, not wrapped in a MongoNetworkError: a write to a
+ * connection the server has just closed (a killed mongod) fails with Node's own EPIPE.
+ */
+const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNABORTED', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether a driver error, or an operation's deadline, means the database is unavailable (answer
+ * 503: the create is safe to retry) rather than something unexpected (500). A write concern error
+ * counts as unavailable: the write was not acknowledged as configured, so it must not be answered 200.
  */
 export function isUnavailable(error: unknown): boolean {
   if (
+    error instanceof MongoDeadlineError ||
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNetworkError ||
     error instanceof MongoNotConnectedError ||
@@ -51,7 +59,7 @@ export function isUnavailable(error: unknown): boolean {
   ) {
     return true;
   }
-  if (!(error instanceof MongoError)) return false;
+  if (!(error instanceof MongoError)) return error instanceof Error && 'code' in error && SOCKET_ERROR_CODES.has(String(error.code));
   if (error.hasErrorLabel(MongoErrorLabel.RetryableWriteError) || error.hasErrorLabel(MongoErrorLabel.ResetPool)) return true;
   return error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code);
 }

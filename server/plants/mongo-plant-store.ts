@@ -1,7 +1,8 @@
-import { Long, MongoServerError, type Collection, type Db, type WriteConcernSettings } from 'mongodb';
+import { Long, MongoServerError, type Abortable, type Collection, type Db, type DeleteOptions, type InsertOneOptions, type WriteConcernSettings } from 'mongodb';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
 import { fromBigInt, type Int64 } from '../../schemas/int64.js';
 import type { NewPlant, Plant, StoredPlant } from '../../schemas/plant.js';
+import type { OperationGuard } from '../db/mongo-database.js';
 import type { EventRecorder } from '../webhooks/register-webhooks.js';
 import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
 import { isUnavailable } from './mongo-errors.js';
@@ -20,16 +21,20 @@ export const PLANTS_COLLECTION = 'plants';
 const DUPLICATE_KEY = 11000;
 /** A create whose id was taken, then freed by a delete, before it could read the holder: try again this often. */
 const CREATE_ATTEMPTS = 3;
-/** Reads keep Int64 as Long, so an id beyond 2^53 is never rounded on the way in. */
-const EXACT_READ = { promoteLongs: false, projection: { name: 1, tag: 1 } } as const;
+const PROJECTION = { name: 1, tag: 1 } as const;
 
 export class MongoPlantStore implements PlantStore {
   private readonly plants: Collection<PlantDocument>;
 
+  /**
+   * `guard`, when given, bounds each operation by its deadline and hears of each outage
+   * (server/db/mongo-database.ts); without it, the client's own timeouts apply.
+   */
   constructor(
     private readonly db: Db,
     writeConcern: WriteConcernSettings,
     private readonly events?: EventRecorder,
+    private readonly guard?: OperationGuard,
   ) {
     this.plants = db.collection<PlantDocument>(PLANTS_COLLECTION, { writeConcern });
   }
@@ -43,21 +48,25 @@ export class MongoPlantStore implements PlantStore {
       createdAt,
       ...(this.events && { webhook: newWebhookRecord(this.events.urls, createdAt) }),
     };
+    // One deadline for the whole create, the reads that follow a taken id included.
+    const signal = this.guard?.signal();
+    // Every driver operation honours `signal`, though only the reads declare it.
+    const insertOptions: InsertOneOptions & Abortable = { signal };
     for (let attempt = 1; ; attempt += 1) {
       try {
         // Resolves only once the server acknowledged the write with the collection's write concern;
-        // a write concern error rejects (and is answered 503 by toStoreError), so no 200 goes out unacknowledged.
-        const { acknowledged } = await this.plants.insertOne(document);
+        // a write concern error rejects (and is answered 503 by storeError), so no 200 goes out unacknowledged.
+        const { acknowledged } = await this.plants.insertOne(document, insertOptions);
         if (!acknowledged) throw new Error('the insert was not acknowledged: MONGODB_WRITE_CONCERN must be at least 1');
         this.events?.recorded();
         return toPlant(document);
       } catch (error) {
-        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw toStoreError(error);
+        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw this.storeError(error);
       }
       // The id is taken: a retry of the same create answers the stored plant; anything else conflicts.
       // Its event is the one recorded with it: a replay records none.
-      const stored = await this.plants.findOne({ _id: document._id }, { projection: { name: 1, tag: 1 } }).catch((error: unknown) => {
-        throw toStoreError(error);
+      const stored = await this.plants.findOne({ _id: document._id }, { projection: PROJECTION, signal }).catch((error: unknown) => {
+        throw this.storeError(error);
       });
       if (stored) {
         if (stored.name === plant.name && stored.tag === plant.tag) return toPlant(stored);
@@ -72,38 +81,47 @@ export class MongoPlantStore implements PlantStore {
     // Keyset paging on the _id index: no skip, and one plant more than asked tells whether more follow.
     const filter = after === undefined ? {} : { _id: { $gt: toLong(after) } };
     const documents = await this.plants
-      .find(filter, { ...EXACT_READ, sort: { _id: 1 }, limit: limit + 1 })
+      .find(filter, { promoteLongs: false, projection: PROJECTION, sort: { _id: 1 }, limit: limit + 1, signal: this.guard?.signal() })
       .toArray()
       .catch((error: unknown) => {
-        throw toStoreError(error);
+        throw this.storeError(error);
       });
     return { plants: documents.slice(0, limit).map(toStoredPlant), more: documents.length > limit };
   }
 
   async get(id: Int64): Promise<StoredPlant | undefined> {
     try {
-      const document = await this.plants.findOne({ _id: toLong(id) }, EXACT_READ);
+      // promoteLongs: false keeps Int64 as Long, so an id beyond 2^53 is never rounded on the way in.
+      const document = await this.plants.findOne({ _id: toLong(id) }, { promoteLongs: false, projection: PROJECTION, signal: this.guard?.signal() });
       return document ? toStoredPlant(document) : undefined;
     } catch (error) {
-      throw toStoreError(error);
+      throw this.storeError(error);
     }
   }
 
   async delete(id: Int64): Promise<boolean> {
     try {
-      const { deletedCount } = await this.plants.deleteOne({ _id: toLong(id) });
+      const options: DeleteOptions & Abortable = { signal: this.guard?.signal() };
+      const { deletedCount } = await this.plants.deleteOne({ _id: toLong(id) }, options);
       return deletedCount === 1;
     } catch (error) {
-      throw toStoreError(error);
+      throw this.storeError(error);
     }
   }
 
   async ping(): Promise<void> {
     try {
-      await this.db.command({ ping: 1 });
+      await this.db.command({ ping: 1 }, { signal: this.guard?.signal() });
     } catch (error) {
-      throw toStoreError(error);
+      throw this.storeError(error);
     }
+  }
+
+  /** An unavailable database becomes StoreUnavailableError (503), and the guard hears of it; anything else stays unexpected (500). */
+  private storeError(error: unknown): unknown {
+    if (!isUnavailable(error)) return error;
+    this.guard?.unavailable(error);
+    return new StoreUnavailableError({ cause: error });
   }
 }
 
@@ -118,9 +136,4 @@ function toPlant(document: Pick<PlantDocument, 'name' | 'tag'>): Plant {
 
 function toStoredPlant(document: Pick<PlantDocument, '_id' | 'name' | 'tag'>): StoredPlant {
   return { id: fromBigInt(document._id.toBigInt()), ...toPlant(document) };
-}
-
-/** An unavailable database becomes StoreUnavailableError (503); anything else stays unexpected (500). */
-function toStoreError(error: unknown): unknown {
-  return isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Collection, UpdateFilter } from 'mongodb';
+import type { Abortable, Collection, CreateIndexesOptions, FindOneAndUpdateOptions, UpdateFilter, UpdateOptions } from 'mongodb';
+import type { OperationGuard } from '../db/mongo-database.js';
 import { isUnavailable } from '../plants/mongo-errors.js';
 import { idDigits, newPlantBody, type PlantAsRead } from './event-body.js';
 import { retryDelayMs } from './retry-schedule.js';
@@ -59,10 +60,12 @@ export class DeliveryWorker {
   /** The earliest due time this worker set itself: it wakes for it rather than the next poll. */
   private nextDueAt = Number.POSITIVE_INFINITY;
 
+  /** `guard`: the deadline of each MongoDB operation, and where an outage is told (server/db/mongo-database.ts). */
   constructor(
     private readonly plants: Collection<EventDocument>,
     private readonly options: DeliveryWorkerOptions,
     private readonly log: FastifyBaseLogger,
+    private readonly guard?: OperationGuard,
   ) {}
 
   start(): void {
@@ -106,7 +109,7 @@ export class DeliveryWorker {
           this.track(this.deliver(claim));
         }
       } catch (error) {
-        this.log.warn({ err: error }, 'webhooks: could not claim due events; trying again shortly');
+        if (!this.toldUnavailable(error)) this.log.warn({ err: error }, 'webhooks: could not claim due events; trying again shortly');
         retryInMs = this.options.pollMs;
       }
       await this.sleep(retryInMs);
@@ -134,12 +137,13 @@ export class DeliveryWorker {
    */
   private async ensureIndex(): Promise<void> {
     if (this.indexed) return;
-    const { key, ...options } = DUE_INDEX;
+    const { key, ...index } = DUE_INDEX;
+    const options: CreateIndexesOptions & Abortable = { ...index, signal: this.guard?.signal() };
     try {
       await this.plants.createIndex(key, options, undefined);
     } catch (error) {
       if (isUnavailable(error)) throw error;
-      this.log.error({ err: error }, `webhooks: could not create the index ${options.name}; due events are found by scanning the collection`);
+      this.log.error({ err: error }, `webhooks: could not create the index ${index.name}; due events are found by scanning the collection`);
     }
     this.indexed = true;
   }
@@ -147,13 +151,14 @@ export class DeliveryWorker {
   private async claim(): Promise<Claim | undefined> {
     const claimedAt = Date.now();
     const token = randomBytes(12).toString('base64url');
+    const options: FindOneAndUpdateOptions & Abortable = { sort: { 'webhook.dueAt': 1 }, returnDocument: 'after', projection: { name: 1, tag: 1, webhook: 1 }, signal: this.guard?.signal() };
     const document = await this.plants.findOneAndUpdate(
       { 'webhook.dueAt': { $lte: new Date(claimedAt) } },
       {
         $set: { 'webhook.dueAt': new Date(claimedAt + this.options.leaseMs), 'webhook.lease': { owner: this.owner, token } },
         $inc: { 'webhook.claims': 1 },
       },
-      { sort: { 'webhook.dueAt': 1 }, returnDocument: 'after', projection: { name: 1, tag: 1, webhook: 1 } },
+      options,
     );
     return document ? { document, token, claimedAt } : undefined;
   }
@@ -236,12 +241,21 @@ export class DeliveryWorker {
     if (Object.keys(changes.$set).length > 0) update.$set = changes.$set;
     if (Object.keys(changes.$unset).length > 0) update.$unset = changes.$unset;
     if (Object.keys(update).length === 0) return;
+    const options: UpdateOptions & Abortable = { signal: this.guard?.signal() };
     try {
-      const { matchedCount } = await this.plants.updateOne({ _id: document._id, 'webhook.lease.token': token }, update);
+      const { matchedCount } = await this.plants.updateOne({ _id: document._id, 'webhook.lease.token': token }, update, options);
       if (matchedCount === 0) this.log.warn({ plantId: idDigits(document._id) }, 'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt');
     } catch (error) {
+      this.toldUnavailable(error);
       this.log.warn({ err: error, plantId: idDigits(document._id) }, 'webhooks: could not record an outcome; the attempt will be repeated when the lease runs out');
     }
+  }
+
+  /** Tells the guard of a failure for want of MongoDB, which it logs once per outage; false for any other failure, or without a guard. */
+  private toldUnavailable(error: unknown): boolean {
+    if (this.guard === undefined || !isUnavailable(error)) return false;
+    this.guard.unavailable(error);
+    return true;
   }
 }
 

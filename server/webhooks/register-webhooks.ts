@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db, WriteConcernSettings } from 'mongodb';
 import type { Config } from '../config.js';
+import type { OperationGuard } from '../db/mongo-database.js';
 import { DeliveryWorker, type EventDocument } from './delivery-worker.js';
 
 /** What the plant store needs to record events: the URLs, and whom to tell that one was recorded. */
@@ -20,7 +21,7 @@ const FINISH_WITHIN_MS = 2_000;
  */
 export function registerWebhooks(
   app: FastifyInstance,
-  { db, collection, writeConcern, config }: { db: Db; collection: string; writeConcern: WriteConcernSettings; config: Pick<Config, 'webhooks' | 'mongodb'> },
+  { db, guard, collection, writeConcern, config }: { db: Db; guard: OperationGuard; collection: string; writeConcern: WriteConcernSettings; config: Pick<Config, 'webhooks' | 'mongodb'> },
 ): EventRecorder | undefined {
   const { secret, urls, retryBaseMs, maxAttempts, timeoutMs } = config.webhooks;
   if (secret === undefined) return undefined;
@@ -40,6 +41,7 @@ export function registerWebhooks(
       finishWithinMs: Math.min(timeoutMs, FINISH_WITHIN_MS),
     },
     app.log.child({ component: 'webhooks' }),
+    guard,
   );
   app.addHook('onReady', async () => {
     worker.start();

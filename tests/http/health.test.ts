@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
-import { testConfig } from '../helpers/app.js';
+import { authHeaders, testConfig } from '../helpers/app.js';
+import { openRawSocket, parseResponse, postHead } from '../reliability/helpers/raw-socket.js';
 
 describe('health probes', () => {
   it('/healthz and /readyz answer 200 while MongoDB answers', async () => {
@@ -15,15 +16,56 @@ describe('health probes', () => {
     }
   });
 
-  it('/readyz answers 503 with an Error body while MongoDB does not, and /healthz stays 200', async () => {
+  it('/readyz answers 503 with an Error body and Retry-After within MONGODB_TIMEOUT_MS while MongoDB does not, and /healthz stays 200', async () => {
     const app = await buildApp(testConfig({ MONGODB_URI: 'mongodb://127.0.0.1:9/plantstore', MONGODB_TIMEOUT_MS: '300' }));
     try {
+      await app.ready();
+      const started = performance.now();
       const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(performance.now() - started).toBeLessThan(300 + 500);
       expect(ready.statusCode).toBe(503);
+      expect(ready.headers['retry-after']).toBe('1');
       expect(ready.json()).toStrictEqual({ error: 503, message: 'not ready: the plant database does not answer' });
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     } finally {
       await app.close();
     }
+  });
+
+  it('/healthz answers 503 once the event loop stalled for over a second since the previous probe, and 200 again after', async () => {
+    const app = await buildApp(testConfig());
+    try {
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const blockedUntil = performance.now() + 1_300;
+      while (performance.now() < blockedUntil) {
+        // A handler that holds the event loop.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stalled = await app.inject({ method: 'GET', url: '/healthz' });
+      expect(stalled.statusCode).toBe(503);
+      expect(stalled.json()).toStrictEqual({ error: 503, message: expect.stringMatching(/^not healthy: the event loop stalled for \d+ ms$/) as unknown });
+      expect(Number(/(\d+) ms/.exec(stalled.json<{ message: string }>().message)?.[1])).toBeGreaterThan(1_000);
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('/healthz answers 503 once the service is shutting down', async () => {
+    const app = await buildApp(testConfig());
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const probe = await openRawSocket(url);
+    const held = await openRawSocket(url);
+    // A request in flight holds the close open while the probe asks on its open keep-alive connection.
+    held.write(postHead('/plants', 100, authHeaders()));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closing = app.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    probe.write('GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n');
+    const { data } = await probe.closed;
+    held.socket.destroy();
+    await closing;
+    expect(parseResponse(data)).toStrictEqual({ status: 503, body: { error: 503, message: 'the service is shutting down: try again shortly' } });
   });
 });

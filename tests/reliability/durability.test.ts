@@ -71,8 +71,8 @@ describe('an insert MongoDB did not acknowledge as asked', () => {
     const started = Date.now();
     const failed = await postPlant(testApp.app, { id, name: 'Ivy' });
     expect(failed.statusCode).toBe(503);
-    // MONGODB_TIMEOUT_MS bounds each attempt; the driver retries a failed write once.
-    expect(Date.now() - started).toBeLessThan(3 * 1000);
+    // MONGODB_TIMEOUT_MS bounds the whole operation, retries included.
+    expect(Date.now() - started).toBeLessThan(1000 + 500);
     expect(failed.json()).toStrictEqual({ error: 503, message: expect.any(String) as unknown });
     expect(insertsOf(id).length).toBeGreaterThan(0);
 

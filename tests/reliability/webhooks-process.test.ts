@@ -136,7 +136,9 @@ describe('two service processes on one MongoDB', () => {
   it('1,000 creates: every event reaches each of two URLs exactly once, and both processes deliver', async () => {
     const database = freshDatabase();
     const receiver = await startWebhookReceiver({ secret: SECRET });
-    const env = serviceEnv(database.uri, [receiver.url('/a'), receiver.url('/b')], { LOG_LEVEL: 'debug' });
+    // MONGODB_TIMEOUT_MS bounds each MongoDB operation as a whole, waiting for a connection included:
+    // the default's, not the second of the lease tests, for 32 clients and 2 workers on one shared MongoDB.
+    const env = serviceEnv(database.uri, [receiver.url('/a'), receiver.url('/b')], { LOG_LEVEL: 'debug', MONGODB_TIMEOUT_MS: '3000' });
     const services = await Promise.all([startService(env), startService(env)]);
     try {
       const plants = makePlants(1_000, 1);

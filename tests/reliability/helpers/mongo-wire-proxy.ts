@@ -1,6 +1,6 @@
 // A TCP proxy between the service and MongoDB that reads the wire protocol: it records every
-// command the service really sends, and can spoil the answer to an insert the way a failing
-// deployment would, so the tests see what the service does with it.
+// command the service really sends, can spoil the answer to an insert the way a failing
+// deployment would, and can stop all traffic (a black hole), so the tests see what the service does.
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { deserialize, serialize, type Document } from 'bson';
@@ -20,16 +20,29 @@ export interface MongoWireProxy {
   /** Every OP_MSG command body sent by clients, in order. */
   commands: Document[];
   fault: InsertFault;
+  /**
+   * On: connections are still accepted, but no byte goes either way, as with a hung server or a
+   * network that drops everything. Off: what was held back flows again.
+   */
+  blackHole(on: boolean): void;
   close(): Promise<void>;
 }
 
 export async function startMongoWireProxy(targetUri: string): Promise<MongoWireProxy> {
   const target = new URL(targetUri.replace(/^mongodb:/, 'http:'));
   const sockets = new Set<Socket>();
+  let holding = false;
   const proxy: MongoWireProxy = {
     uri: (dbName) => `mongodb://127.0.0.1:${(server.address() as AddressInfo).port}/${dbName}`,
     commands: [],
     fault: 'none',
+    blackHole: (on) => {
+      holding = on;
+      for (const socket of sockets) {
+        if (on) socket.pause();
+        else socket.resume();
+      }
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       server.close();
@@ -40,6 +53,7 @@ export async function startMongoWireProxy(targetUri: string): Promise<MongoWireP
     const upstream = connect({ host: target.hostname, port: Number(target.port) });
     for (const socket of [client, upstream]) {
       sockets.add(socket);
+      if (holding) socket.pause();
       socket.on('error', () => undefined);
       socket.on('close', () => {
         sockets.delete(socket);
