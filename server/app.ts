@@ -6,7 +6,7 @@ import type { PlantStore } from '../routers/plant-store.js';
 import { createTokenVerifier } from './auth/bearer-tokens.js';
 import type { Config } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
-import { registerAuthFailureLimit } from './http/auth-failure-limit.js';
+import { limitAuthFailures } from './http/auth-failure-limit.js';
 import { answerClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handling.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -65,7 +65,6 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   registerErrorHandling(app);
   registerJsonBodyParser(app);
   registerRequestHooks(app);
-  if (config.authFailureLimit) registerAuthFailureLimit(app, config.authFailureLimit);
   // Without allowed origins there is nothing to add to any answer, so no per-request CORS hook
   // runs; a preflight then answers 404 like any unknown route, as @fastify/cors answers it with
   // `origin: false`.
@@ -85,11 +84,15 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   app.get('/openapi.json', async () => openApiDocument);
   await registerDocsRoutes(app, { document: openApiDocument });
 
-  // The plant API: one router, served as REST and as tRPC, and in process (createAppCaller).
+  // The plant API: one router, served as REST and as tRPC, and in process (createAppCaller);
+  // the failed-authentication limit guards only these routes, which need a token.
   const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) }), fastPath: config.http.fastPath };
   contextFactories.set(app, api.createContext);
-  await registerRestRoutes(app, api);
-  await registerTrpcRoutes(app, api);
+  await app.register(async (guarded) => {
+    if (config.authFailureLimit) await limitAuthFailures(guarded, config.authFailureLimit);
+    await registerRestRoutes(guarded, api);
+    await registerTrpcRoutes(guarded, api);
+  });
   return app;
 }
 
