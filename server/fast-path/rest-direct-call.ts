@@ -18,6 +18,7 @@ import {
 } from 'trpc-to-openapi';
 import { ZodArray } from 'zod';
 import type { Context } from '../../routers/context.js';
+import { keepEmptyQueryValues } from '../http/empty-query-values.js';
 import type { OpenApiOperation } from '../routes/openapi-operations.js';
 import type { RestAnswer } from '../routes/rest-routes.js';
 import { heldInputCall, runProcedure } from './run-procedure.js';
@@ -61,7 +62,7 @@ export function createRestDirectCall(options: RestDirectCallOptions, operations:
     return (request, reply) => {
       const queryStart = request.url.indexOf('?');
       const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-      // Fastify adds HEAD to a GET route: trpc-to-openapi has its own answer for HEAD.
+      // A HEAD arrives here seen as a GET (server/http/head-requests.ts); any other method goes on.
       if (request.method !== operation.method || !PLAIN_PATH.test(pathname)) return fallback(request, reply);
       return call(request, reply, pathname, request.url.slice(pathname.length));
     };
@@ -134,6 +135,7 @@ function inputOf(request: FastifyRequest, useBody: boolean, hasQuery: boolean, a
   // getQuery reads the query Fastify already parsed, as it does with Fastify's own request;
   // without a query string there is nothing for it to read (the common DELETE and GET by id).
   if (!hasQuery) return { ...pathInput };
+  keepEmptyQueryValues(request.query);
   const input: Record<string, unknown> = { ...getQuery(request as unknown as NodeHTTPRequest, undefined as unknown as URL), ...pathInput };
   for (const key of arrayKeys) if (input[key] !== undefined && !Array.isArray(input[key])) input[key] = [input[key]];
   return input;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exactIntegers } from './exact-integers.js';
 import { watchClosing, type GracefulClose } from './graceful-close.js';
 import { isBehindEarlierRequests, waitForEarlierRequests } from './pipelining.js';
+import { requestRefusal } from './request-refusals.js';
 
 /**
  * What every request needs on its way in and out, as one onRequest and one onSend hook: each hook
@@ -9,8 +10,9 @@ import { isBehindEarlierRequests, waitForEarlierRequests } from './pipelining.js
  * each. Callback-style, so no promise per request.
  *
  * In: a pipelined request waits for the ones before it on its connection (pipelining.ts); then
- * the request id (`X-Request-Id`, which error bodies and log lines name too), and the 503 while
- * the app closes (graceful-close.ts). Out: exact int64 numbers (exact-integers.ts),
+ * the request id (`X-Request-Id`, which error bodies and log lines name too), the 503 while the
+ * app closes (graceful-close.ts), and the refusals of requests no route can serve
+ * (request-refusals.ts). Out: exact int64 numbers (exact-integers.ts),
  * `Connection: close` while the app closes, and no `Content-Type` on a 204: it has no content to
  * describe (RFC 9110, section 15.3.5), and Fastify drops it only from a 204 sent with a payload,
  * while trpc-to-openapi's handler sets it on every answer.
@@ -35,5 +37,5 @@ export function registerRequestHooks(app: FastifyInstance): void {
 
 function start(request: FastifyRequest, reply: FastifyReply, gracefulClose: GracefulClose, done: (error?: Error) => void): void {
   reply.header('x-request-id', request.id);
-  done(gracefulClose.refusal(reply));
+  done(gracefulClose.refusal(reply) ?? requestRefusal(request, reply));
 }
