@@ -18,7 +18,6 @@ import {
 } from 'trpc-to-openapi';
 import { ZodArray } from 'zod';
 import type { Context } from '../../routers/context.js';
-import { keepEmptyQueryValues } from '../http/empty-query-values.js';
 import type { OpenApiOperation } from '../routes/openapi-operations.js';
 import type { RestAnswer } from '../routes/rest-routes.js';
 import { heldInputCall, runProcedure } from './run-procedure.js';
@@ -135,7 +134,6 @@ function inputOf(request: FastifyRequest, useBody: boolean, hasQuery: boolean, a
   // getQuery reads the query Fastify already parsed, as it does with Fastify's own request;
   // without a query string there is nothing for it to read (the common DELETE and GET by id).
   if (!hasQuery) return { ...pathInput };
-  keepEmptyQueryValues(request.query);
   const input: Record<string, unknown> = { ...getQuery(request as unknown as NodeHTTPRequest, undefined as unknown as URL), ...pathInput };
   for (const key of arrayKeys) if (input[key] !== undefined && !Array.isArray(input[key])) input[key] = [input[key]];
   return input;

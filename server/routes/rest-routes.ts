@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler, RouteHandlerMethod } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { int64Json } from '../../schemas/int64-json.js';
@@ -35,8 +35,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     // routes that take a body method (the operations' and the catch-all): none at all on GET and
     // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
     // 405 of a request no operation serves, answered before its body is read (a PUT /plants is
-    // refused for its method, whatever its body), and the empty query values kept (the fast
-    // path's direct call keeps them itself, when there is a query).
+    // refused for its method, whatever its body). And in every handler, before trpc-to-openapi
+    // reads the query, its empty values kept: a look for `?` when there is none.
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations));
     };
@@ -44,19 +44,15 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
-    const keepEmptyValues: preHandlerHookHandler = (request, _reply, done) => {
-      keepEmptyQueryValues(request.query);
-      done();
-    };
     rest.addHook('onRoute', (route) => {
       const methods = [route.method].flat();
-      const preHandler = [route.preHandler ?? []].flat();
-      if (methods.some((method) => BODY_METHODS.has(method))) preHandler.push(checkBody);
-      if (route.url === CATCH_ALL) {
-        route.onRequest = [...[route.onRequest ?? []].flat(), checkOperation];
-        preHandler.push(keepEmptyValues);
-      }
-      if (preHandler.length > 0) route.preHandler = preHandler;
+      if (methods.some((method) => BODY_METHODS.has(method))) route.preHandler = [...[route.preHandler ?? []].flat(), checkBody];
+      if (route.url === CATCH_ALL) route.onRequest = [...[route.onRequest ?? []].flat(), checkOperation];
+      const handler: RouteHandlerMethod = route.handler;
+      route.handler = function (request, reply) {
+        if (request.url.includes('?')) keepEmptyQueryValues(request.query);
+        return handler.call(this, request, reply);
+      };
     });
     if (fastPath) {
       registerFastRestRoutes(rest, { router, createContext, onError, responseMeta, operations, mapOutput: int64Json.mark });
