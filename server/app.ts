@@ -1,4 +1,3 @@
-import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyLoggerOptions } from 'fastify';
 import { appRouter, createCaller } from '../routers/app.js';
 import { createContextFactory, type Context } from '../routers/context.js';
@@ -6,20 +5,23 @@ import type { PlantStore } from '../routers/plant-store.js';
 import { createTokenVerifier } from './auth/bearer-tokens.js';
 import type { Config } from './config.js';
 import { MongoDatabase } from './db/mongo-database.js';
-import { registerAuthFailureLimit } from './http/auth-failure-limit.js';
+import { limitAuthFailures } from './http/auth-failure-limit.js';
 import { answerClientError } from './http/client-errors.js';
-import { registerErrorHandling } from './http/error-handling.js';
+import { registerCors } from './http/cors.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/error-handling.js';
+import { answerHeadAsGet } from './http/head-requests.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerRequestHooks } from './http/request-hooks.js';
 import { createRequestIdGenerator } from './http/request-ids.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { requestLoggerFactory } from './http/request-logger.js';
+import { RouteMethods } from './http/route-methods.js';
 import { registerDocsRoutes } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerRestRoutes } from './routes/rest-routes.js';
-import { registerTrpcRoutes } from './routes/trpc-routes.js';
+import { registerTrpcRoutes, TRPC_PREFIX } from './routes/trpc-routes.js';
 import { registerWebhooks } from './webhooks/register-webhooks.js';
 
 /** What the app needs from configuration: a MongoDB to use and at least one token. */
@@ -55,29 +57,22 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
     trustProxy: config.http.trustProxy,
     http: requestTimeoutOptions(config.http.requestTimeoutMs),
     clientErrorHandler: answerClientError,
+    // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
+    frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
     // graceful-close.ts answers 503 while closing, in the app's error shapes.
     return503OnClosing: false,
   });
 
   const store = options.store ?? createMongoStore(app, config);
 
-  // Parts every route shares.
-  registerErrorHandling(app);
+  // Parts every route shares, set before any route is added: the onRoute hooks of the next two see every route.
+  const routeMethods = new RouteMethods();
+  routeMethods.record(app);
+  answerHeadAsGet(app);
+  registerErrorHandling(app, (url) => routeMethods.at(url));
   registerJsonBodyParser(app);
   registerRequestHooks(app);
-  if (config.authFailureLimit) registerAuthFailureLimit(app, config.authFailureLimit);
-  // Without allowed origins there is nothing to add to any answer, so no per-request CORS hook
-  // runs; a preflight then answers 404 like any unknown route, as @fastify/cors answers it with
-  // `origin: false`.
-  if (config.corsOrigins.length > 0) {
-    await app.register(cors, {
-      origin: config.corsOrigins,
-      methods: ['GET', 'POST', 'DELETE'],
-      allowedHeaders: ['authorization', 'content-type'],
-      exposedHeaders: ['x-request-id', 'www-authenticate', 'retry-after', 'link'],
-      maxAge: 600,
-    });
-  }
+  await registerCors(app, config.corsOrigins);
 
   // Probes and docs, no token needed.
   registerHealthRoutes(app, { store });
@@ -85,11 +80,15 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   app.get('/openapi.json', async () => openApiDocument);
   await registerDocsRoutes(app, { document: openApiDocument });
 
-  // The plant API: one router, served as REST and as tRPC, and in process (createAppCaller).
+  // The plant API: one router, served as REST and as tRPC, and in process (createAppCaller);
+  // the failed-authentication limit guards only these routes, which need a token.
   const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) }), fastPath: config.http.fastPath };
   contextFactories.set(app, api.createContext);
-  await registerRestRoutes(app, api);
-  await registerTrpcRoutes(app, api);
+  await app.register(async (guarded) => {
+    if (config.authFailureLimit) await limitAuthFailures(guarded, config.authFailureLimit);
+    await registerRestRoutes(guarded, api, routeMethods);
+    await registerTrpcRoutes(guarded, api);
+  });
   return app;
 }
 

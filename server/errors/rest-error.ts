@@ -32,14 +32,25 @@ interface HttpStatusError {
   message: string;
 }
 
-export function toRestError(error: unknown, request: RequestInfo): RestError {
-  if (error instanceof TRPCError) return fromTRPCError(error, request);
+/** The methods the app serves at a URL's path (server/http/route-methods.ts), for 405 rather than 404. */
+export type MethodsAt = (url: string) => readonly string[];
+
+export function toRestError(error: unknown, request: RequestInfo, methodsAt?: MethodsAt): RestError {
+  if (error instanceof TRPCError) return fromTRPCError(error, request, methodsAt);
   if (isClientError(error)) return restError(error.statusCode, clientMessage(error, request));
   return internalError(request);
 }
 
-export function notFound(request: Pick<RequestInfo, 'method' | 'url'>): RestError {
-  return restError(404, `no route for ${request.method} ${request.url}`);
+/**
+ * Nothing to answer the request with: 404, or 405 with `Allow` when its path is served (`allowed`,
+ * the methods served there) but not for its method. A HEAD is worded as the GET it stands for,
+ * so that both answers have the same length.
+ */
+export function notFound(request: Pick<RequestInfo, 'method' | 'url'>, allowed: readonly string[] = []): RestError {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  if (allowed.length === 0 || allowed.includes(method)) return restError(404, `no route for ${method} ${request.url}`);
+  const allow = allowed.join(', ');
+  return restError(405, `${method} is not allowed on ${request.url.split('?', 1)[0] ?? ''}: it answers ${allow}`, { allow });
 }
 
 /** A server-side failure the service did not foresee: logged in full, answered generically. 503 is foreseen. */
@@ -52,10 +63,10 @@ export function authChallengeHeaders(error: TRPCError): Record<string, string> {
   return error.cause instanceof AuthError ? { 'www-authenticate': bearerChallenge(error.cause.auth) } : {};
 }
 
-function fromTRPCError(error: TRPCError, request: RequestInfo): RestError {
+function fromTRPCError(error: TRPCError, request: RequestInfo, methodsAt: MethodsAt | undefined): RestError {
   if (isUnexpected(error)) return internalError(request);
   // trpc-to-openapi's own NOT_FOUND (no such operation) has no cause; a procedure's says what is missing.
-  if (error.code === 'NOT_FOUND' && error.cause === undefined) return notFound(request);
+  if (error.code === 'NOT_FOUND' && error.cause === undefined) return notFound(request, methodsAt?.(request.url));
   const headers = authChallengeHeaders(error);
   if (error.code === 'SERVICE_UNAVAILABLE') headers['retry-after'] = '1';
   return restError(getHTTPStatusCodeFromError(error), publicMessage(error), headers);
@@ -82,6 +93,10 @@ function clientMessage(error: HttpStatusError, request: RequestInfo): string {
       return 'the body must be JSON: send it with Content-Type: application/json';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return `the request body is larger than the limit of ${request.routeOptions?.bodyLimit ?? 'the configured'} bytes`;
+    case 'FST_ERR_BAD_URL':
+      return 'the request path is not valid: each % must start an escape (%XX) of UTF-8 bytes';
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return 'a segment of the request path is too long';
     default:
       return error.message;
   }

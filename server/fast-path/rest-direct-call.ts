@@ -61,7 +61,7 @@ export function createRestDirectCall(options: RestDirectCallOptions, operations:
     return (request, reply) => {
       const queryStart = request.url.indexOf('?');
       const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-      // Fastify adds HEAD to a GET route: trpc-to-openapi has its own answer for HEAD.
+      // A HEAD arrives here seen as a GET (server/http/head-requests.ts); any other method goes on.
       if (request.method !== operation.method || !PLAIN_PATH.test(pathname)) return fallback(request, reply);
       return call(request, reply, pathname, request.url.slice(pathname.length));
     };

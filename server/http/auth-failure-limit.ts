@@ -1,3 +1,4 @@
+import rateLimit from '@fastify/rate-limit';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance } from 'fastify';
 
@@ -7,75 +8,34 @@ export interface AuthFailureLimit {
   windowMs: number;
 }
 
-/** Addresses tracked at most; past this, the oldest windows are forgotten first. */
+/** Addresses tracked at most; past this, the least recently seen are forgotten first. */
 const MAX_TRACKED_ADDRESSES = 100_000;
 
 /**
- * Counts 401 answers per client address in fixed windows that start at the first failure. An
- * address over the limit is refused until its window ends, whatever token it sends next, so a
- * token cannot be guessed at full speed.
+ * Limits failed authentications per client address with @fastify/rate-limit, counting only
+ * failures: every request of the routes of `api` (the ones that need a token) reads its
+ * address's count without adding to it, and a 401 answer adds one. An address with `max`
+ * failures in its window (which starts at its first failure) is answered 429 with `Retry-After`
+ * until the window ends, whatever token it sends, so a token cannot be guessed at full speed.
+ * Addresses are counted as @fastify/rate-limit counts them: an IPv6 address by its /64, which
+ * one client usually holds whole, an IPv4-mapped one as IPv4.
+ *
+ * Only `api`'s routes are limited: the probes and the docs need no token and stay open to an
+ * address that is locked out, such as a load balancer's or a NAT's shared by a probe.
+ * The refusal is a TRPCError so both error handlers shape it: the `Error` body on REST, the
+ * tRPC envelope on /trpc.
  */
-export class AuthFailureCounter {
-  private readonly windows = new Map<string, { failures: number; endsAt: number }>();
-
-  constructor(
-    private readonly limit: AuthFailureLimit,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Milliseconds until `address` may try again; 0 when it is not refused. */
-  waitFor(address: string): number {
-    const window = this.windows.get(address);
-    if (window === undefined) return 0;
-    const left = window.endsAt - this.now();
-    if (left <= 0) {
-      this.windows.delete(address);
-      return 0;
-    }
-    return window.failures >= this.limit.max ? left : 0;
-  }
-
-  recordFailure(address: string): void {
-    const now = this.now();
-    const window = this.windows.get(address);
-    if (window !== undefined && window.endsAt > now) {
-      window.failures += 1;
-      return;
-    }
-    this.windows.delete(address);
-    if (this.windows.size >= MAX_TRACKED_ADDRESSES) this.forgetOldest(now);
-    this.windows.set(address, { failures: 1, endsAt: now + this.limit.windowMs });
-  }
-
-  get trackedAddresses(): number {
-    return this.windows.size;
-  }
-
-  private forgetOldest(now: number): void {
-    // Insertion order is window start order, so expired windows come first.
-    for (const [address, window] of this.windows) {
-      if (window.endsAt > now && this.windows.size < MAX_TRACKED_ADDRESSES) return;
-      this.windows.delete(address);
-    }
-  }
-}
-
-/**
- * Answers 429 with `Retry-After` to every request from an address that failed authentication
- * `max` times within `windowMs`. The refusal is a TRPCError so both error handlers shape it:
- * the `Error` body on REST, the tRPC envelope on /trpc.
- */
-export function registerAuthFailureLimit(app: FastifyInstance, limit: AuthFailureLimit): AuthFailureCounter {
-  const counter = new AuthFailureCounter(limit);
-  app.addHook('onRequest', async (request, reply) => {
-    const waitMs = counter.waitFor(request.ip);
-    if (waitMs === 0) return;
-    const seconds = Math.ceil(waitMs / 1000);
-    reply.header('retry-after', String(seconds));
-    throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `too many failed authentications from this address: try again in ${seconds} s` });
+export async function limitAuthFailures(api: FastifyInstance, limit: AuthFailureLimit): Promise<void> {
+  // No route of its own (global: false): the hooks below ask it.
+  await api.register(rateLimit, { global: false, max: limit.max, timeWindow: limit.windowMs, cache: MAX_TRACKED_ADDRESSES });
+  const failures = api.createRateLimit();
+  api.addHook('onRequest', async (request, reply) => {
+    const count = await failures(request, { increment: false });
+    if (count.isAllowed || count.remaining > 0) return;
+    reply.header('retry-after', String(count.ttlInSeconds));
+    throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `too many failed authentications from this address: try again in ${count.ttlInSeconds} s` });
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode === 401) counter.recordFailure(request.ip);
+  api.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode === 401) await failures(request);
   });
-  return counter;
 }

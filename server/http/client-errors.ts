@@ -13,7 +13,9 @@ import { toRestError } from '../errors/rest-error.js';
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has no one left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  this.log.debug({ err: error }, 'client error');
+  // Only the code and Node's reason: the error also carries the raw request (`rawPacket`), headers
+  // and any token in them included.
+  this.log.debug({ code: error.code, reason: error.message }, 'client error');
   if (socket.writable) {
     const { statusCode, body } = toRestError(describe(error.code), { id: '-', method: '-', url: '-' });
     const json = JSON.stringify(body);

@@ -1,15 +1,19 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppRouter } from '../../routers/app.js';
 import { StoreUnavailableError } from '../../routers/plant-store.js';
-import { notFound, toRestError, type RestError } from '../errors/rest-error.js';
+import { notFound, toRestError, type MethodsAt, type RestError } from '../errors/rest-error.js';
+import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 
 /**
  * The app's one error handler and not-found handler: every failure of the REST API answers
  * `{ error, message }` with the HTTP status as `error`. Unexpected errors are logged with their
  * details and answered with a generic message and the request id; no stack trace ever leaves.
+ * A path that is served, but not for the request's method, answers 405 with `Allow`
+ * (`methodsAt`).
  */
-export function registerErrorHandling(app: FastifyInstance) {
+export function registerErrorHandling(app: FastifyInstance, methodsAt: MethodsAt) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const restError = toRestError(error, request);
+    const restError = toRestError(error, request, methodsAt);
     // A 503 is expected while the database is away (server/db/mongo-database.ts logs why, once per
     // outage) or the service shuts down (one warning line, no stack).
     if (restError.statusCode === 503) {
@@ -17,7 +21,24 @@ export function registerErrorHandling(app: FastifyInstance) {
     } else if (restError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     return sendRestError(reply, restError);
   });
-  app.setNotFoundHandler(async (request, reply) => sendRestError(reply, notFound(request)));
+  app.setNotFoundHandler(async (request, reply) => sendRestError(reply, notFound(request, methodsAt(request.url))));
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL its router cannot read (a percent-escape that is not UTF-8,
+ * `/plants/%ff`), found before any route or hook runs. Answered like every other failure: the
+ * `Error` body, or tRPC's envelope under the tRPC prefix, with the request id.
+ */
+export function frameworkErrorHandler(trpc: { prefix: string; router: AppRouter }) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    void reply.header('x-request-id', request.id);
+    if (!request.url.startsWith(`${trpc.prefix}/`)) {
+      void sendRestError(reply, toRestError(error, request));
+      return;
+    }
+    const { statusCode, headers, body } = toTrpcErrorEnvelope(trpc.router, error, request);
+    void reply.code(statusCode).headers(headers).send(body);
+  };
 }
 
 function sendRestError(reply: FastifyReply, { statusCode, body, headers }: RestError) {

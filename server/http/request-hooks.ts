@@ -1,14 +1,18 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exactIntegers } from './exact-integers.js';
-import { watchClosing } from './graceful-close.js';
+import { watchClosing, type GracefulClose } from './graceful-close.js';
+import { isBehindEarlierRequests, waitForEarlierRequests } from './pipelining.js';
+import { requestRefusal } from './request-refusals.js';
 
 /**
  * What every request needs on its way in and out, as one onRequest and one onSend hook: each hook
  * is a step of Fastify's hook runner on every request, so the shared work is gathered in one of
  * each. Callback-style, so no promise per request.
  *
- * In: the request id (`X-Request-Id`, which error bodies and log lines name too), and the 503
- * while the app closes (graceful-close.ts). Out: exact int64 numbers (exact-integers.ts),
+ * In: a pipelined request waits for the ones before it on its connection (pipelining.ts); then
+ * the request id (`X-Request-Id`, which error bodies and log lines name too), the 503 while the
+ * app closes (graceful-close.ts), and the refusals of requests no route can serve
+ * (request-refusals.ts). Out: exact int64 numbers (exact-integers.ts),
  * `Connection: close` while the app closes, and no `Content-Type` on a 204: it has no content to
  * describe (RFC 9110, section 15.3.5), and Fastify drops it only from a 204 sent with a payload,
  * while trpc-to-openapi's handler sets it on every answer.
@@ -16,12 +20,22 @@ import { watchClosing } from './graceful-close.js';
 export function registerRequestHooks(app: FastifyInstance): void {
   const gracefulClose = watchClosing(app);
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done(gracefulClose.refusal(reply));
+    if (!isBehindEarlierRequests(reply)) start(request, reply, gracefulClose, done);
+    else {
+      waitForEarlierRequests(reply, (error) => {
+        if (error) done(error);
+        else start(request, reply, gracefulClose, done);
+      });
+    }
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     gracefulClose.closeConnection(reply);
     if (reply.statusCode === 204 && reply.hasHeader('content-type')) reply.removeHeader('content-type');
     done(null, exactIntegers(payload));
   });
+}
+
+function start(request: FastifyRequest, reply: FastifyReply, gracefulClose: GracefulClose, done: (error?: Error) => void): void {
+  reply.header('x-request-id', request.id);
+  done(gracefulClose.refusal(reply) ?? requestRefusal(request, reply));
 }

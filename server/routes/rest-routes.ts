@@ -1,11 +1,13 @@
-import type { TRPCError } from '@trpc/server';
-import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import { TRPCError } from '@trpc/server';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler, RouteHandlerMethod } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
 import type { Context } from '../../routers/context.js';
 import { httpError } from '../errors/http-error.js';
 import { registerFastRestRoutes } from '../fast-path/index.js';
+import { keepEmptyQueryValues } from '../http/empty-query-values.js';
+import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { openApiOperations, type OpenApiOperation } from './openapi-operations.js';
 
@@ -16,23 +18,41 @@ import { openApiOperations, type OpenApiOperation } from './openapi-operations.j
  * answers them with the interface's `Error` body. trpc-to-openapi writes outputs with
  * JSON.stringify, so their int64 values go to it as markers (schemas/int64-json.ts) that the
  * app writes back as exact JSON numbers when it sends the answer.
+ *
+ * The paths and methods of the operations go to `routeMethods`: the catch-all that serves them
+ * serves every path, so only they tell a 405 from a 404.
  */
-export async function registerRestRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions) {
+export async function registerRestRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions, routeMethods: RouteMethods) {
   const operations = openApiOperations(router);
+  for (const operation of operations) routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
   const onError = ({ error }: { error: TRPCError }) => {
     throw error;
   };
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
-    // The body check, on the routes that take a body method (the operations' and the catch-all,
-    // in either mode): a callback-style hook, and none at all on GET and DELETE routes.
+    // Callback-style hooks on the routes that need them, in either mode. The body check, on the
+    // routes that take a body method (the operations' and the catch-all): none at all on GET and
+    // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
+    // 405 of a request no operation serves, answered before its body is read (a PUT /plants is
+    // refused for its method, whatever its body). And in every handler, before trpc-to-openapi
+    // reads the query, its empty values kept: a look for `?` when there is none.
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations));
+    };
+    const checkOperation: onRequestHookHandler = (request, _reply, done) => {
+      // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
+      done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
     rest.addHook('onRoute', (route) => {
       const methods = [route.method].flat();
       if (methods.some((method) => BODY_METHODS.has(method))) route.preHandler = [...[route.preHandler ?? []].flat(), checkBody];
+      if (route.url === CATCH_ALL) route.onRequest = [...[route.onRequest ?? []].flat(), checkOperation];
+      const handler: RouteHandlerMethod = route.handler;
+      route.handler = function (request, reply) {
+        if (request.url.includes('?')) keepEmptyQueryValues(request.query);
+        return handler.call(this, request, reply);
+      };
     });
     if (fastPath) {
       registerFastRestRoutes(rest, { router, createContext, onError, responseMeta, operations, mapOutput: int64Json.mark });
@@ -81,17 +101,30 @@ export function responseMeta({ ctx, data, errors, info }: RestAnswer): { status?
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/** The route behind the operations' own, in either mode: every other path and method goes to trpc-to-openapi's handler. */
+const CATCH_ALL = '/*';
+
+/** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
+function isOperationRequest(request: FastifyRequest, operations: readonly OpenApiOperation[]): boolean {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  return operations.some((operation) => operation.method === method && operation.matchesUrl(request.url));
+}
+
 /**
  * trpc-to-openapi spreads the body into an object, so an array or a string would turn into
  * numbered fields: refuse them with a message that says what was wrong. An operation's body is
  * required; a request with no body to an unknown path goes on to its 404.
+ *
+ * trpc-to-openapi also compares the media type case-sensitively, where Fastify's parser (and
+ * RFC 9110) does not: `APPLICATION/JSON` has been parsed as JSON, so it is passed on lower-cased.
  */
 function nonObjectBodyError(request: FastifyRequest, operations: readonly OpenApiOperation[]): Error | undefined {
   if (!BODY_METHODS.has(request.method)) return undefined;
+  const contentType = request.headers['content-type'];
+  if (contentType !== undefined && !contentType.startsWith('application/json')) request.headers['content-type'] = contentType.toLowerCase();
   const { body } = request;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
-  const isOperation = operations.some((operation) => operation.method === request.method && operation.matchesUrl(request.url));
-  return body !== undefined || isOperation ? httpError(400, 'the request body must be a JSON object') : undefined;
+  return body !== undefined || isOperationRequest(request, operations) ? httpError(400, 'the request body must be a JSON object') : undefined;
 }
 
 /**

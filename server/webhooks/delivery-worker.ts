@@ -5,6 +5,7 @@ import type { Abortable, Collection, CreateIndexesOptions, FindOneAndUpdateOptio
 import type { OperationGuard } from '../db/mongo-database.js';
 import { isUnavailable } from '../plants/mongo-errors.js';
 import { idDigits, newPlantBody, type PlantAsRead } from './event-body.js';
+import { loggedUrl } from './logged-url.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type AttemptOutcome } from './send-webhook.js';
 import type { WebhookSecret } from './webhook-config.js';
@@ -203,7 +204,7 @@ export class DeliveryWorker {
     const changes: FieldChanges = { $set: {}, $unset: {} };
     if (outcome.kind === 'abandoned') return changes;
     const now = new Date();
-    const context = { webhookId: delivery.id, url: delivery.url, plantId: idDigits(document._id), attempts: delivery.attempts + 1 };
+    const context = { webhookId: delivery.id, url: loggedUrl(delivery.url), plantId: idDigits(document._id), attempts: delivery.attempts + 1 };
     delivery.attempts += 1;
     delivery.lastAttemptAt = now;
     delete delivery.nextAttemptAt;

@@ -10,6 +10,7 @@ import { createMongoClient } from '../db/mongo-client.js';
 import { PLANTS_COLLECTION } from '../plants/mongo-plant-store.js';
 import type { EventDocument } from './delivery-worker.js';
 import { listFailed, replayFailed } from './failed-events.js';
+import { loggedUrl } from './logged-url.js';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { replay: { type: 'boolean', default: false }, id: { type: 'string' } } });
@@ -25,7 +26,7 @@ async function main(): Promise<number> {
     const failed = await listFailed(plants, values.id);
     for (const delivery of failed) {
       const when = delivery.failedAt?.toISOString() ?? '?';
-      console.log(`plant ${delivery.plantId}  ${delivery.webhookId}  ${delivery.url}  ${delivery.attempts} attempts, failed ${when}: ${delivery.lastError ?? '?'}`);
+      console.log(`plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${delivery.attempts} attempts, failed ${when}: ${delivery.lastError ?? '?'}`);
     }
     console.log(`${failed.length} failed deliver${failed.length === 1 ? 'y' : 'ies'}`);
     if (values.replay && failed.length > 0) {

@@ -1,3 +1,4 @@
+import { loggedUrl } from './logged-url.js';
 import { signWebhook } from './signing.js';
 import type { WebhookSecret } from './webhook-config.js';
 import { parseRetryAfter } from './retry-schedule.js';
@@ -42,15 +43,16 @@ export async function sendWebhook({ url, id, body, secret, timeoutMs, shutdown }
     return { kind: 'failed', error: `HTTP ${response.status}${redirect}`, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()) };
   } catch (error) {
     if (shutdown.aborted) return { kind: 'abandoned' };
-    return { kind: 'failed', error: describeFailure(error, timeoutMs, Date.now() - started), retryAfterMs: 0 };
+    return { kind: 'failed', error: describeFailure(error, url, timeoutMs, Date.now() - started), retryAfterMs: 0 };
   }
 }
 
-function describeFailure(error: unknown, timeoutMs: number, elapsedMs: number): string {
+/** What went wrong, for the log and the delivery record: the URL, where a message quotes it, only as loggedUrl shows it. */
+function describeFailure(error: unknown, url: string, timeoutMs: number, elapsedMs: number): string {
   if (error instanceof DOMException && error.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   // fetch wraps network errors: "fetch failed", with the system error as its cause.
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const code = (cause as { code?: unknown } | null)?.code;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = (cause instanceof Error ? cause.message : String(cause)).replaceAll(url, loggedUrl(url));
   return typeof code === 'string' ? `${code}: ${message} after ${elapsedMs} ms` : `${message} after ${elapsedMs} ms`;
 }

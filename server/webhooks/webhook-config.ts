@@ -67,11 +67,18 @@ export const webhookSecret = z
     return secret;
   });
 
-/** WEBHOOK_URLS, once split: each an http(s) URL, none twice. */
+/**
+ * WEBHOOK_URLS, once split: each an http(s) URL without credentials, none twice. A URL's
+ * `user:password@` is refused rather than sent as Basic auth: the URL is stored with every event
+ * (and fetch refuses such URLs), while the webhook-signature header already proves the sender.
+ */
 export function checkWebhookUrls(urls: string[], context: z.RefinementCtx<string[]>): void {
   // By position, not by value: a URL can carry a receiver's token.
   urls.forEach((url, index) => {
     if (!isHttpUrl(url)) context.addIssue({ code: 'custom', message: `URL ${index + 1} is not an http:// or https:// URL` });
+    else if (hasCredentials(url)) {
+      context.addIssue({ code: 'custom', message: `URL ${index + 1} carries credentials (user:password@), which are not sent: receivers authenticate the service by the webhook-signature header` });
+    }
   });
   if (new Set(urls).size !== urls.length) context.addIssue({ code: 'custom', message: 'a URL is listed twice' });
 }
@@ -80,6 +87,11 @@ function isHttpUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const { protocol } = new URL(text);
   return protocol === 'http:' || protocol === 'https:';
+}
+
+function hasCredentials(text: string): boolean {
+  const { username, password } = new URL(text);
+  return username !== '' || password !== '';
 }
 
 /** The problem with a valid-looking combination of settings, if any. */

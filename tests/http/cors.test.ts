@@ -14,10 +14,10 @@ afterAll(async () => {
   await noOrigins.close();
 });
 
-const preflight = (origin: string, app = testApp.app) =>
+const preflight = (origin: string, app = testApp.app, url = '/plants') =>
   app.inject({
     method: 'OPTIONS',
-    url: '/plants',
+    url,
     headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
   });
 
@@ -36,6 +36,19 @@ describe('CORS', () => {
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
   });
 
+  it('answers an OPTIONS that is no preflight 400 in the Error shape, and a preflight to any path 204', async () => {
+    for (const headers of [{ origin: ALLOWED }, { 'access-control-request-method': 'POST' }, {}, { origin: 'https://evil.example' }]) {
+      const response = await testApp.app.inject({ method: 'OPTIONS', url: '/plants', headers });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.json()).toStrictEqual({ error: 400, message: 'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method' });
+    }
+    const trpc = await testApp.app.inject({ method: 'OPTIONS', url: '/trpc/createPlant', headers: { origin: ALLOWED } });
+    expect(trpc.statusCode).toBe(400);
+    expect(trpc.json()).toMatchObject({ error: { data: { code: 'BAD_REQUEST', httpStatus: 400 } } });
+    for (const url of ['/trpc/createPlant', '/healthz', '/nope']) expect((await preflight(ALLOWED, testApp.app, url)).statusCode).toBe(204);
+  });
+
   it('gives an unlisted origin no CORS headers', async () => {
     const response = await preflight('https://evil.example');
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
@@ -43,10 +56,11 @@ describe('CORS', () => {
     expect(post.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('without CORS_ORIGINS, answers a preflight 404 in the Error shape and adds no CORS header anywhere', async () => {
+  it('without CORS_ORIGINS, answers a preflight 405 in the Error shape and adds no CORS header anywhere', async () => {
     const response = await preflight(ALLOWED, noOrigins.app);
-    expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ error: 404, message: 'no route for OPTIONS /plants' });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD, POST');
+    expect(response.json()).toEqual({ error: 405, message: 'OPTIONS is not allowed on /plants: it answers GET, HEAD, POST' });
     expect(Object.keys(response.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
     const post = await postPlant(noOrigins.app, { id: 3, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
     expect(post.statusCode).toBe(200);

@@ -68,15 +68,19 @@ describe('errors raised by Fastify answer the Error shape', () => {
     expectErrorBody(await post('/plants//'), 404, 'no route for POST /plants//');
   });
 
-  it('404 for unknown routes and methods', async () => {
+  it('404 for unknown routes', async () => {
     expectErrorBody(await testApp.app.inject({ method: 'GET', url: '/nope' }), 404, 'no route for GET /nope');
     expectErrorBody(await testApp.app.inject({ method: 'GET', url: '/plants/1/leaves' }), 404, 'no route for GET /plants/1/leaves');
+    const bodiless = await testApp.app.inject({ method: 'POST', url: '/nope', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    expectErrorBody(bodiless, 404, 'no route for POST /nope');
+  });
+
+  it('405 with Allow for a known path asked with a method it does not serve', async () => {
     const nested = await testApp.app.inject({ method: 'POST', url: '/plants/1', headers: authHeaders(), payload: '{}' });
-    expectErrorBody(nested, 404, 'no route for POST /plants/1');
-    for (const url of ['/nope', '/docs']) {
-      const bodiless = await testApp.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
-      expectErrorBody(bodiless, 404, `no route for POST ${url}`);
-    }
+    expectErrorBody(nested, 405, 'POST is not allowed on /plants/1: it answers GET, HEAD, DELETE');
+    expect(nested.headers.allow).toBe('GET, HEAD, DELETE');
+    const docs = await testApp.app.inject({ method: 'POST', url: '/docs', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    expectErrorBody(docs, 405, 'POST is not allowed on /docs: it answers GET, HEAD');
   });
 });
 

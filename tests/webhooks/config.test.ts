@@ -49,6 +49,8 @@ describe('the webhook configuration', () => {
     [{ WEBHOOK_URLS: 'ftp://a.example/hook', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 1 is not an http:// or https:// URL'],
     [{ WEBHOOK_URLS: 'https://a.example,not a url', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 2 is not an http:// or https:// URL'],
     [{ WEBHOOK_URLS: 'https://a.example,https://a.example', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: a URL is listed twice'],
+    [{ WEBHOOK_URLS: 'https://a.example,https://user:pw@b.example/hook', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 2 carries credentials (user:password@)'],
+    [{ WEBHOOK_URLS: 'https://token@a.example/hook', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 1 carries credentials (user:password@)'],
     [{ WEBHOOK_RETRY_BASE_MS: '0' }, 'WEBHOOK_RETRY_BASE_MS'],
     [{ WEBHOOK_RETRY_BASE_MS: '3600001' }, 'WEBHOOK_RETRY_BASE_MS: must be at most 3600000'],
     [{ WEBHOOK_MAX_ATTEMPTS: 'ten' }, 'WEBHOOK_MAX_ATTEMPTS'],

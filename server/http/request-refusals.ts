@@ -1,0 +1,34 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import { httpError } from '../errors/http-error.js';
+
+/**
+ * The refusal of a request that no route of this service can serve, whatever its path, or
+ * undefined (the common case: two comparisons).
+ *
+ * - The asterisk-form target (`OPTIONS * HTTP/1.1`, RFC 9112 section 3.2.4) names the server,
+ *   not a resource: 400. Routed, it would reach trpc-to-openapi, which cannot parse it as a URL.
+ * - A body in a content coding (`Content-Encoding: gzip`, `br`...): no route decodes one, and
+ *   reading the coded bytes as JSON would refuse it with a misleading message, or store what the
+ *   client did not mean. 415 with `Accept-Encoding: identity`, as RFC 9110 section 15.5.16 asks.
+ */
+export function requestRefusal(request: FastifyRequest, reply: FastifyReply): Error | undefined {
+  if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
+  const encoding = request.headers['content-encoding'];
+  if (encoding === undefined || isIdentity(encoding) || !hasBody(request.headers)) return undefined;
+  reply.header('accept-encoding', 'identity');
+  return httpError(415, 'the request body must not be encoded: send it without Content-Encoding (gzip, br and the like are not accepted)');
+}
+
+/** `identity`, or nothing: the codings listed, in any case, none but identity. */
+function isIdentity(encoding: string): boolean {
+  return encoding.split(',').every((coding) => {
+    const name = coding.trim().toLowerCase();
+    return name === '' || name === 'identity';
+  });
+}
+
+/** Whether the request has a body, as Node frames it: a Content-Length above 0, or chunks. */
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0;
+}
