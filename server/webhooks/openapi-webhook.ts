@@ -43,7 +43,9 @@ export function addNewPlantWebhook(document: OpenAPIObject): void {
             required: true,
             description:
               '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` over the exact body bytes, keyed with the ' +
-              'base64-decoded part of WEBHOOK_SECRET after `whsec_`. Space-separated when there are several.',
+              'base64-decoded part of a secret of WEBHOOK_SECRET after `whsec_`. WEBHOOK_SECRET may hold several secrets (while ' +
+              'receivers move to a new one): one signature per secret, space-separated, in the order of WEBHOOK_SECRET; a receiver ' +
+              'accepts the event when any one verifies with its secret (the `standardwebhooks` package does so).',
             schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
           },
         ],

@@ -9,11 +9,14 @@ export interface SignedHeaders {
 }
 
 /**
- * Standard Webhooks v1: `v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes, of
- * `id.timestamp.body` over the exact body sent. The timestamp is the attempt's, in Unix seconds.
+ * Standard Webhooks v1: `v1,` and the base64 HMAC-SHA256, keyed with a secret's bytes, of
+ * `id.timestamp.body` over the exact body sent; one such signature per secret, separated by
+ * spaces, as the specification allows, so a receiver that holds any one of the secrets accepts the
+ * event (how secrets are rotated). The timestamp is the attempt's, in Unix seconds.
  */
 export function signWebhook(secret: WebhookSecret, id: string, body: string, now: Date = new Date()): SignedHeaders {
   const timestamp = String(Math.floor(now.getTime() / 1000));
-  const signature = createHmac('sha256', secret.key).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+  const signed = `${id}.${timestamp}.${body}`;
+  const signatures = secret.keys.map((key) => `v1,${createHmac('sha256', key).update(signed).digest('base64')}`);
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
 }

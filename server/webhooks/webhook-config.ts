@@ -5,7 +5,7 @@ import { z } from 'zod';
 export interface WebhookConfig {
   /** Where each new plant's event goes. Empty: no events are recorded. */
   urls: string[];
-  /** The signing key. Unset: this instance delivers nothing (and records nothing: URLs need it). */
+  /** The signing keys. Unset: this instance delivers nothing (and records nothing: URLs need it). */
   secret: WebhookSecret | undefined;
   /** The first retry waits about this long; each further one twice as long, up to an hour. */
   retryBaseMs: number;
@@ -22,28 +22,28 @@ const MAX_SECRET_BYTES = 64;
 export const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 
 /**
- * A Standard Webhooks secret: `whsec_` and the base64 of the key. Only the decoded key is kept,
- * and it never prints: a config object that reaches a log shows `[webhook secret]`.
+ * WEBHOOK_SECRET: one Standard Webhooks secret, `whsec_` and the base64 of the key, or several
+ * separated by spaces while receivers move from one to the next (each event is signed with each).
+ * Only the decoded keys are kept, and they never print: a config object that reaches a log shows
+ * `[webhook secret]`.
  */
 export class WebhookSecret {
-  readonly #key: Buffer;
+  readonly #keys: readonly Buffer[];
 
-  private constructor(key: Buffer) {
-    this.#key = key;
+  private constructor(keys: readonly Buffer[]) {
+    this.#keys = keys;
   }
 
-  /** The secret, or undefined when `text` is not `whsec_` + padded base64 of 24–64 bytes. */
-  static parse(text: string): WebhookSecret | undefined {
-    if (!text.startsWith(SECRET_PREFIX)) return undefined;
-    const encoded = text.slice(SECRET_PREFIX.length);
-    const key = Buffer.from(encoded, 'base64');
-    // Node's decoder skips characters it does not know; a round trip shows there were none.
-    if (key.toString('base64') !== encoded) return undefined;
-    return key.length >= MIN_SECRET_BYTES && key.length <= MAX_SECRET_BYTES ? new WebhookSecret(key) : undefined;
+  /** The secrets, or the 1-based position of the first that is not `whsec_` + padded base64 of 24–64 bytes. */
+  static parse(text: string): WebhookSecret | { invalid: number } {
+    const keys = text.trim().split(/\s+/).map(parseOne);
+    const invalid = keys.findIndex((key) => key === undefined);
+    return invalid === -1 ? new WebhookSecret(keys as Buffer[]) : { invalid: invalid + 1 };
   }
 
-  get key(): Buffer {
-    return this.#key;
+  /** The keys, in the order given: each signs every event. */
+  get keys(): readonly Buffer[] {
+    return this.#keys;
   }
 
   toJSON(): string {
@@ -55,16 +55,27 @@ export class WebhookSecret {
   }
 }
 
-const SECRET_MESSAGE = `must be ${SECRET_PREFIX} followed by the base64 (with = padding) of ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} random bytes, as \`openssl rand -base64 32\` makes`;
+function parseOne(text: string): Buffer | undefined {
+  if (!text.startsWith(SECRET_PREFIX)) return undefined;
+  const encoded = text.slice(SECRET_PREFIX.length);
+  const key = Buffer.from(encoded, 'base64');
+  // Node's decoder skips characters it does not know; a round trip shows there were none.
+  if (key.toString('base64') !== encoded) return undefined;
+  return key.length >= MIN_SECRET_BYTES && key.length <= MAX_SECRET_BYTES ? key : undefined;
+}
+
+const SECRET_MESSAGE = `must be ${SECRET_PREFIX} followed by the base64 (with = padding) of ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} random bytes, as \`openssl rand -base64 32\` makes; several are separated by spaces`;
 
 export const webhookSecret = z
   .string()
   .optional()
   .transform((value, context) => {
     if (value === undefined) return undefined;
-    const secret = WebhookSecret.parse(value.trim());
-    if (!secret) context.addIssue({ code: 'custom', message: SECRET_MESSAGE });
-    return secret;
+    const parsed = WebhookSecret.parse(value);
+    if (parsed instanceof WebhookSecret) return parsed;
+    const which = value.trim().split(/\s+/).length > 1 ? `secret ${parsed.invalid} ` : '';
+    context.addIssue({ code: 'custom', message: `${which}${SECRET_MESSAGE}` });
+    return undefined;
   });
 
 /**

@@ -18,7 +18,18 @@ describe('the webhook configuration', () => {
       WEBHOOK_TIMEOUT_MS: '1500',
     });
     expect(webhooks).toMatchObject({ urls: ['https://a.example/hook', 'http://127.0.0.1:9000/x?key=1'], retryBaseMs: 250, maxAttempts: 3, timeoutMs: 1500 });
-    expect(webhooks.secret?.key).toStrictEqual(Buffer.alloc(32, 7));
+    expect(webhooks.secret?.keys).toStrictEqual([Buffer.alloc(32, 7)]);
+  });
+
+  it('reads several space-separated secrets, in order, for rotation', () => {
+    const next = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
+    expect(loadConfig({ WEBHOOK_SECRET: ` ${SECRET}  ${next} ` }).webhooks.secret?.keys).toStrictEqual([Buffer.alloc(32, 7), Buffer.alloc(24, 9)]);
+  });
+
+  it('names the one of several secrets that is malformed, without echoing it', () => {
+    const refusal = () => loadConfig({ WEBHOOK_SECRET: `${SECRET} whsec_c2hvcnQ=` });
+    expect(refusal).toThrow(/WEBHOOK_SECRET: secret 2 must be whsec_ followed by the base64/);
+    expect(refusal).not.toThrow('c2hvcnQ');
   });
 
   it('keeps the secret out of anything printed', () => {

@@ -61,6 +61,20 @@ describe('each new plant', () => {
     expect(() => new Webhook(newWebhookSecret()).verify(request?.body ?? '', headers)).toThrow('No matching signature');
   });
 
+  it('is signed with each of several secrets (WEBHOOK_SECRET="old new"): a receiver holding either one verifies it', async () => {
+    const next = newWebhookSecret();
+    const { app } = await hooks.startApp({ env: webhookEnv([hooks.receiver.url('/a')], `${SECRET} ${next}`) });
+    await postPlant(app, { id: 4, name: 'Rotated' });
+    await hooks.receiver.waitFor((received) => received.length === 1);
+    const [request] = hooks.receiver.received;
+    const headers = request?.headers as Record<string, string>;
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
+    // The receiver (the old secret) verified it as it came; one that moved to the new secret does too.
+    expect(request?.verified).toStrictEqual({ id: 4, name: 'Rotated' });
+    expect(new Webhook(next).verify(request?.body ?? '', headers)).toStrictEqual({ id: 4, name: 'Rotated' });
+    expect(() => new Webhook(newWebhookSecret()).verify(request?.body ?? '', headers)).toThrow('No matching signature');
+  });
+
   it('goes out once from POST /plants, /trpc/createPlant and createCaller alike; a replay of a stored create sends nothing', async () => {
     // createCaller runs on the store of an app of its own (its worker delivering), on the same database.
     const env = webhookEnv([hooks.receiver.url('/a')], SECRET, { MONGODB_URI: testMongoUri() });
