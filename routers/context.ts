@@ -1,18 +1,21 @@
 /**
  * What every procedure is given, and the ports the routers need from whoever serves them:
- * how a bearer token is judged (`TokenVerifier`) and where plants are kept (`PlantStore`,
- * in plant-store.ts). server/ implements both; routers/ depends on these declarations only.
+ * how a bearer token is judged (`TokenVerifier`, in auth.ts) and where plants are kept
+ * (`PlantStore`, in plant-store.ts). server/ implements both; routers/ depends on these
+ * declarations only.
  */
+import type { AuthResult, Principal, TokenVerifier } from './auth.js';
 import type { PlantStore } from './plant-store.js';
-
-/** What the Authorization header said: no token, a token we do not accept, or a good one. */
-export type AuthResult = { status: 'valid' } | { status: 'missing' } | { status: 'invalid' };
-
-export type TokenVerifier = (authorization: string | undefined) => AuthResult;
 
 export interface Context {
   store: PlantStore;
-  auth: AuthResult;
+  /**
+   * The Authorization header's verdict: a value, or a promise while a JWT is verified. In process,
+   * a caller may also give a verdict of its own, `{ status: 'valid', principal }`.
+   */
+  auth: AuthResult | Promise<AuthResult>;
+  /** Who calls, with their scopes: set by `protectedProcedure` once `auth` admits the call. */
+  principal?: Principal | undefined;
   /**
    * Set by a procedure that answers one page of several: the parameters that ask for the next
    * page. Over REST they become the `Link: <...>; rel="next"` header; in process, nothing.
@@ -25,19 +28,11 @@ export interface ContextDeps {
   verifyToken: TokenVerifier;
 }
 
-/** One context factory for every way in: tRPC over HTTP, REST, and in-process callers. */
+/**
+ * One context factory for every way in: tRPC over HTTP, REST, and in-process callers. It stays
+ * synchronous: a token that needs verifying leaves a promise in `auth`, which only the protected
+ * procedure's middleware waits for.
+ */
 export function createContextFactory({ store, verifyToken }: ContextDeps) {
-  return (authorization: string | undefined): Context => ({ store, auth: verifyToken(authorization) });
-}
-
-/** The reason a protected procedure refused a call; the HTTP layer turns it into a challenge header. */
-export class AuthError extends Error {
-  override name = 'AuthError';
-  constructor(readonly auth: AuthResult) {
-    super(
-      auth.status === 'missing'
-        ? 'missing bearer token: send the header Authorization: Bearer <token>'
-        : 'invalid bearer token',
-    );
-  }
+  return (authorization: string | undefined): Context => ({ store, auth: verifyToken(authorization), principal: undefined });
 }

@@ -2,20 +2,31 @@
  * tRPC set-up, in the order it is used:
  * 1. initialisation: one `initTRPC` over the context (context.ts), with an error formatter
  *    that never leaks internals;
- * 2. procedures: `publicProcedure` and `protectedProcedure` (bearer token required).
+ * 2. procedures: `publicProcedure` and `protectedProcedure` (a bearer token granting the
+ *    procedure's scope, declared once in its meta).
  */
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { int64Json } from '../schemas/int64-json.js';
-import { AuthError, type Context } from './context.js';
+import { admit, AuthError, type AuthResult, type Scope } from './auth.js';
+import type { Context } from './context.js';
 import { publicMessage } from './error-messages.js';
 import { PlantConflictError, PlantNotFoundError, StoreUnavailableError } from './plant-store.js';
 
 // 1. Initialisation ----------------------------------------------------------------------
 
+/**
+ * A procedure's meta: its REST operation (trpc-to-openapi) and, for a protected procedure, the
+ * scope a token must grant to call it. The middleware below and the OpenAPI document both read
+ * `scope` from here.
+ */
+export interface ApiMeta extends OpenApiMeta {
+  scope?: Scope;
+}
+
 const trpc = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
+  .meta<ApiMeta>()
   .create({
     // Stack traces stay in the logs, in every mode.
     isDev: false,
@@ -53,12 +64,31 @@ export const publicProcedure = trpc.procedure.use(({ next }) => next().then(with
 /**
  * The token check and the store-error mapping in one middleware, not `publicProcedure.use(auth)`:
  * every middleware level makes tRPC copy the call's options, a cost seen in profiles
- * (bench/README.md). A refused token is UNAUTHORIZED; store errors map as above.
+ * (bench/README.md). The principal goes on the call's own context object rather than through
+ * `next({ ctx })`, which would copy the context too. A verdict that is already a value (a static
+ * token, a JWT verified before) is checked at once; only a promise is waited for. No token or a
+ * refused one is UNAUTHORIZED, a token without the procedure's scope FORBIDDEN, keys that cannot
+ * be fetched SERVICE_UNAVAILABLE; store errors map as above.
  */
-export const protectedProcedure = trpc.procedure.use(({ ctx, next }) => {
-  if (ctx.auth.status !== 'valid') {
-    const cause = new AuthError(ctx.auth);
-    throw new TRPCError({ code: 'UNAUTHORIZED', message: cause.message, cause });
+export const protectedProcedure = trpc.procedure.use(({ ctx, meta, next }) => {
+  const { auth } = ctx;
+  if (auth instanceof Promise) return auth.then((result) => admitted(ctx, result, meta?.scope, next));
+  return admitted(ctx, auth, meta?.scope, next);
+});
+
+function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(ctx: Context, auth: AuthResult, scope: Scope | undefined, next: () => Promise<R>): Promise<R> {
+  try {
+    ctx.principal = admit(auth, scope);
+  } catch (cause) {
+    if (!(cause instanceof AuthError)) throw cause;
+    throw new TRPCError({ code: AUTH_ERROR_CODES[cause.refusal.status], message: cause.message, cause });
   }
   return next().then(withStoreErrors);
-});
+}
+
+const AUTH_ERROR_CODES = {
+  missing: 'UNAUTHORIZED',
+  invalid: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  unavailable: 'SERVICE_UNAVAILABLE',
+} as const satisfies Record<AuthError['refusal']['status'], TRPCError['code']>;

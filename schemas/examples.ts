@@ -14,8 +14,11 @@ export interface ExampleRequest {
   method: 'GET' | 'POST' | 'DELETE';
   /** The path with its query string, such as `/plants?limit=2`. */
   url: string;
-  /** Which Authorization header is sent: an accepted bearer token, none at all, or a wrong one. */
-  token: 'valid' | 'none' | 'invalid';
+  /**
+   * Which Authorization header is sent: an accepted bearer token, none at all, a wrong one, or a
+   * valid JWT access token granting one scope only (`plants:read` or `plants:write`).
+   */
+  token: 'valid' | 'none' | 'invalid' | 'readOnly' | 'writeOnly';
   contentType?: 'application/json' | 'text/plain';
   /** JSON bodies are sent serialised (int64 exactly); a text/plain body is sent as the string itself. */
   body?: unknown;
@@ -50,6 +53,11 @@ const valid = { token: 'valid' } as const;
 const asJson = { contentType: 'application/json' } as const;
 
 const MISSING_TOKEN: ErrorBody = { error: 401, message: 'missing bearer token: send the header Authorization: Bearer <token>' };
+const readOnly = { token: 'readOnly' } as const;
+const writeOnly = { token: 'writeOnly' } as const;
+const insufficientScope = (scope: string): ErrorBody => ({ error: 403, message: `insufficient scope: this operation needs the scope ${scope}, which the token does not grant` });
+const READ_ONLY_SUMMARY = 'The token grants plants:read only; creating and deleting need plants:write';
+const WRITE_ONLY_SUMMARY = 'The token grants plants:write only; reading needs plants:read';
 const UNEXPECTED: ErrorBody = { error: 500, message: `Internal server error (request id ${REQUEST_ID_PLACEHOLDER})` };
 const UNAVAILABLE: ErrorBody = { error: 503, message: 'the plant database is unavailable, try again shortly' };
 const STORE_FAILS = 'the store fails in a way the service does not expect';
@@ -65,6 +73,7 @@ export const OPERATION_EXAMPLES = {
       response: { error: 400, message: 'id must be an integer' },
     },
     401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', ...asJson, method: 'POST', url: '/plants', body: MONSTERA }, response: MISSING_TOKEN },
+    403: { name: 'readOnlyToken', summary: READ_ONLY_SUMMARY, request: { ...readOnly, ...asJson, method: 'POST', url: '/plants', body: MONSTERA }, response: insufficientScope('plants:write') },
     409: {
       name: 'idTaken',
       summary: 'The id belongs to a plant with another name',
@@ -105,6 +114,7 @@ export const OPERATION_EXAMPLES = {
     },
     400: { name: 'limitTooLarge', summary: 'limit is out of range', request: { ...valid, method: 'GET', url: '/plants?limit=5000' }, response: { error: 400, message: 'limit must be an integer from 1 to 1000' } },
     401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', method: 'GET', url: '/plants' }, response: MISSING_TOKEN },
+    403: { name: 'writeOnlyToken', summary: WRITE_ONLY_SUMMARY, request: { ...writeOnly, method: 'GET', url: '/plants' }, response: insufficientScope('plants:read') },
     500: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...valid, method: 'GET', url: '/plants' }, condition: STORE_FAILS, response: UNEXPECTED },
     503: { name: 'databaseUnavailable', summary: 'MongoDB does not answer in time', request: { ...valid, method: 'GET', url: '/plants' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
   },
@@ -117,6 +127,7 @@ export const OPERATION_EXAMPLES = {
       response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
     },
     401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', method: 'GET', url: '/plants/42' }, response: MISSING_TOKEN },
+    403: { name: 'writeOnlyToken', summary: WRITE_ONLY_SUMMARY, request: { ...writeOnly, method: 'GET', url: '/plants/42' }, response: insufficientScope('plants:read') },
     404: { name: 'noSuchPlant', summary: 'No plant has this id', request: { ...valid, method: 'GET', url: '/plants/404' }, response: { error: 404, message: 'no plant with id 404' } },
     500: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...valid, method: 'GET', url: '/plants/42' }, condition: STORE_FAILS, response: UNEXPECTED },
     503: { name: 'databaseUnavailable', summary: 'MongoDB does not answer in time', request: { ...valid, method: 'GET', url: '/plants/42' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
@@ -130,6 +141,7 @@ export const OPERATION_EXAMPLES = {
       response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
     },
     401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', method: 'DELETE', url: '/plants/42' }, response: MISSING_TOKEN },
+    403: { name: 'readOnlyToken', summary: READ_ONLY_SUMMARY, request: { ...readOnly, method: 'DELETE', url: '/plants/42' }, given: [MONSTERA], response: insufficientScope('plants:write') },
     404: { name: 'noSuchPlant', summary: 'No plant has this id (a second delete answers this)', request: { ...valid, method: 'DELETE', url: '/plants/42' }, response: { error: 404, message: 'no plant with id 42' } },
     500: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...valid, method: 'DELETE', url: '/plants/42' }, condition: STORE_FAILS, response: UNEXPECTED },
     503: { name: 'databaseUnavailable', summary: 'MongoDB does not answer in time', request: { ...valid, method: 'DELETE', url: '/plants/42' }, condition: DATABASE_AWAY, response: UNAVAILABLE },

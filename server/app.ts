@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyLoggerOptions } from 'fastif
 import { appRouter, createCaller } from '../routers/app.js';
 import { createContextFactory, type Context } from '../routers/context.js';
 import type { PlantStore } from '../routers/plant-store.js';
-import { createTokenVerifier } from './auth/bearer-tokens.js';
+import { createAuthenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
 import { MongoDatabase } from './db/mongo-database.js';
 import { limitAuthFailures } from './http/auth-failure-limit.js';
@@ -41,13 +41,14 @@ export interface AppOptions {
  * trpc-to-openapi and as tRPC.
  */
 export async function buildApp(config: AppConfig, options: AppOptions = {}): Promise<FastifyInstance> {
+  const requestLog = new OneLinePerRequest();
   const app = Fastify({
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization'],
       ...(options.logStream && { stream: options.logStream }),
     },
-    logController: new OneLinePerRequest(),
+    logController: requestLog,
     childLoggerFactory: requestLoggerFactory,
     genReqId: createRequestIdGenerator(),
     bodyLimit: config.http.bodyLimit,
@@ -81,8 +82,14 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   await registerDocsRoutes(app, { document: openApiDocument });
 
   // The plant API: one router, served as REST and as tRPC, and in process (createAppCaller);
-  // the failed-authentication limit guards only these routes, which need a token.
-  const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) }), fastPath: config.http.fastPath };
+  // the failed-authentication limit guards only these routes, which need a token. Each request's
+  // log line names its caller.
+  const authenticator = await createAuthenticator(config, app.log.child({ component: 'auth' }));
+  app.addHook('onReady', async () => {
+    authenticator.start();
+  });
+  requestLog.nameCallersWith(authenticator.principalOf);
+  const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: authenticator.verify }), fastPath: config.http.fastPath };
   contextFactories.set(app, api.createContext);
   await app.register(async (guarded) => {
     if (config.authFailureLimit) await limitAuthFailures(guarded, config.authFailureLimit);

@@ -2,6 +2,8 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
+import { acceptsAnyone, AUTH_ENV, authConfig, type AuthConfig } from './auth/auth-config.js';
+import { listItems } from './env-lists.js';
 import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecret, type WebhookConfig } from './webhooks/webhook-config.js';
 
 /**
@@ -10,9 +12,6 @@ import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecr
  */
 
 const DEFAULT_DB_NAME = 'plantstore';
-
-/** The items of a comma-separated value, trimmed, empty ones dropped. */
-const listItems = (value: string): string[] => value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 
 const csv = z
   .string()
@@ -38,9 +37,8 @@ const EnvSchema = z.object({
     .union([z.literal('majority'), z.coerce.number().int().min(1)], { error: 'must be majority or a number of members, at least 1' })
     .default('majority'),
   MONGODB_JOURNAL: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
-  API_TOKENS: csv.refine((tokens) => tokens.every((token) => /^[\x21-\x7e]+$/.test(token)), {
-    error: 'tokens must be printable ASCII without spaces',
-  }),
+  // Who may call: server/auth/auth-config.ts.
+  ...AUTH_ENV,
   CORS_ORIGINS: csv.refine((origins) => origins.every((origin) => URL.canParse(origin)), {
     error: 'each origin must be a URL such as https://app.example',
   }),
@@ -68,7 +66,7 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
 });
 
-export interface Config {
+export interface Config extends AuthConfig {
   env: 'development' | 'production' | 'test';
   host: string;
   port: number;
@@ -80,8 +78,6 @@ export interface Config {
     timeoutMs: number;
     writeConcern: { w: 'majority' | number; journal: boolean };
   };
-  /** Accepted bearer tokens. Empty outside production: main.ts makes a development token. */
-  apiTokens: string[];
   corsOrigins: string[];
   http: {
     bodyLimit: number;
@@ -114,8 +110,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const e = parsed.data;
+  const auth = authConfig(e);
+  if ('problem' in auth) throw new ConfigError(`Invalid configuration:\n  ${auth.problem}`);
   if (e.NODE_ENV === 'production') {
-    const missing = [e.API_TOKENS.length === 0 && 'API_TOKENS', e.MONGODB_URI === undefined && 'MONGODB_URI'].filter(Boolean);
+    const missing = [!acceptsAnyone(auth) && 'API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL)', e.MONGODB_URI === undefined && 'MONGODB_URI'].filter(Boolean);
     if (missing.length > 0) {
       throw new ConfigError(`Invalid configuration:\n  ${missing.join(' and ')} must be set when NODE_ENV=production`);
     }
@@ -134,7 +132,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.MONGODB_TIMEOUT_MS,
       writeConcern: { w: e.MONGODB_WRITE_CONCERN, journal: e.MONGODB_JOURNAL },
     },
-    apiTokens: e.API_TOKENS,
+    ...auth,
     corsOrigins: e.CORS_ORIGINS,
     http: {
       bodyLimit: e.BODY_LIMIT_BYTES,

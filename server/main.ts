@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { acceptsAnyone } from './auth/auth-config.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { resolveMongo, type MongoSource } from './db/mongo-source.js';
 import { devTokenBanner } from './dev/token-banner.js';
@@ -23,13 +24,14 @@ async function start(config: Config): Promise<Running> {
       console.warn(message);
     },
   });
-  const devToken = config.apiTokens.length === 0 ? randomBytes(24).toString('base64url') : undefined;
+  // Nothing configured to accept anyone: development accepts a token of its own (production refuses to start).
+  const devToken = acceptsAnyone(config) ? undefined : randomBytes(24).toString('base64url');
   let app: FastifyInstance | undefined;
   let address: string;
   try {
     app = await buildApp({
       ...config,
-      apiTokens: devToken ? [devToken] : config.apiTokens,
+      apiTokens: devToken ? [{ name: 'development', token: devToken }] : config.apiTokens,
       mongodb: { ...config.mongodb, uri: mongo.uri },
     });
     address = await app.listen({ host: config.host, port: config.port });

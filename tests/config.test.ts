@@ -10,6 +10,8 @@ describe('loadConfig', () => {
       port: 3000,
       logLevel: 'info',
       apiTokens: [],
+      apiTokenHashes: [],
+      jwt: undefined,
       corsOrigins: [],
       mongodb: { uri: undefined, dbName: 'plantstore', timeoutMs: 3000, writeConcern: { w: 'majority', journal: true } },
       http: { trustProxy: false },
@@ -32,7 +34,10 @@ describe('loadConfig', () => {
       port: 8080,
       host: '0.0.0.0',
       logLevel: 'warn',
-      apiTokens: ['one', 'two'],
+      apiTokens: [
+        { name: 'API_TOKENS#1', token: 'one' },
+        { name: 'API_TOKENS#2', token: 'two' },
+      ],
       corsOrigins: ['https://a.example', 'https://b.example'],
       mongodb: { dbName: 'garden', writeConcern: { w: 1, journal: false } },
       http: { trustProxy: ['10.0.0.1', '192.168.0.0/16', 'fd00::/8', 'loopback'] },
@@ -51,7 +56,20 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ MONGODB_URI: 'http://localhost' }, 'MONGODB_URI: must be a MongoDB connection string'],
     [{ CORS_ORIGINS: 'not a url' }, 'CORS_ORIGINS'],
-    [{ API_TOKENS: 'has space' }, 'API_TOKENS'],
+    [{ API_TOKENS: 'name token and-more' }, 'API_TOKENS: item 1 is not "value" or "name value"'],
+    [{ API_TOKENS: 'fine, t\u00f6ken' }, 'API_TOKENS: item 2 is not'],
+    [{ API_TOKEN_HASHES: 'ci abc123' }, 'API_TOKEN_HASHES: item 1 is not'],
+    [{ AUTH_JWKS_URL: 'not a url', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }, 'AUTH_JWKS_URL'],
+    [{ AUTH_JWKS_URL: 'https://user:pass@id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }, 'AUTH_JWKS_URL'],
+    [{ AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_AUDIENCE: 'a' }, 'AUTH_ISSUER must be set when AUTH_JWKS_URL is set'],
+    [{ AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_ISSUER: 'i' }, 'AUTH_AUDIENCE must be set when AUTH_JWKS_URL is set'],
+    [{ AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }, 'AUTH_ISSUER and AUTH_AUDIENCE are set only with AUTH_JWKS_URL'],
+    [{ AUTH_ISSUER: 'has space' }, 'AUTH_ISSUER'],
+    [{ AUTH_AUDIENCE: ' , ' }, 'AUTH_AUDIENCE'],
+    [{ AUTH_CLOCK_SKEW_S: '301' }, 'AUTH_CLOCK_SKEW_S'],
+    [{ AUTH_CLOCK_SKEW_S: 'half a minute' }, 'AUTH_CLOCK_SKEW_S'],
+    [{ AUTH_JWKS_COOLDOWN_S: '0' }, 'AUTH_JWKS_COOLDOWN_S'],
+    [{ AUTH_REQUIRE_AT_JWT: 'yes' }, 'AUTH_REQUIRE_AT_JWT'],
     // Fastify 5 reads a hop count as "trust no one"; saying so beats silently ignoring it.
     [{ TRUST_PROXY: '2' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'proxy.example' }, 'TRUST_PROXY'],
@@ -62,9 +80,35 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(expected);
   });
 
-  it('refuses to run in production without API_TOKENS and MONGODB_URI', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('API_TOKENS and MONGODB_URI must be set when NODE_ENV=production');
+  it('refuses to run in production without a way to accept callers and MONGODB_URI', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL) and MONGODB_URI must be set when NODE_ENV=production');
     expect(() => loadConfig({ NODE_ENV: 'production', API_TOKENS: 'x' })).toThrow('MONGODB_URI must be set');
-    expect(loadConfig({ NODE_ENV: 'production', API_TOKENS: 'x', MONGODB_URI: 'mongodb://db/p' }).env).toBe('production');
+    for (const callers of [{ API_TOKENS: 'x' }, { API_TOKEN_HASHES: 'a'.repeat(64) }, { AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }]) {
+      expect(loadConfig({ NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/p', ...callers }).env).toBe('production');
+    }
+  });
+
+  it('reads named static tokens and hashes: "name value" or a bare value, as existing deployments write them', () => {
+    const config = loadConfig({ API_TOKENS: 'ci-deploy s3cr3t=, dGVzdA==,dashboard  x:y@z', API_TOKEN_HASHES: ` reporting ${'AB'.repeat(32)},${'0'.repeat(64)}` });
+    expect(config.apiTokens).toEqual([
+      { name: 'ci-deploy', token: 's3cr3t=' },
+      { name: 'API_TOKENS#2', token: 'dGVzdA==' },
+      { name: 'dashboard', token: 'x:y@z' },
+    ]);
+    expect(config.apiTokenHashes).toEqual([
+      { name: 'reporting', sha256: 'ab'.repeat(32) },
+      { name: 'API_TOKEN_HASHES#2', sha256: '0'.repeat(64) },
+    ]);
+  });
+
+  it('reads the JWT settings, with their defaults', () => {
+    const env = { AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json', AUTH_ISSUER: 'https://id.example/', AUTH_AUDIENCE: 'https://api.example, plants' };
+    expect(loadConfig(env).jwt).toEqual({ jwksUrl: env.AUTH_JWKS_URL, issuer: env.AUTH_ISSUER, audiences: ['https://api.example', 'plants'], clockSkewS: 30, jwksCooldownS: 30, requireAtJwt: false });
+    expect(loadConfig({ ...env, AUTH_CLOCK_SKEW_S: '0', AUTH_JWKS_COOLDOWN_S: '5', AUTH_REQUIRE_AT_JWT: 'true' }).jwt).toMatchObject({ clockSkewS: 0, jwksCooldownS: 5, requireAtJwt: true });
+  });
+
+  it('never echoes a token in a refusal', () => {
+    expect(() => loadConfig({ API_TOKENS: 'ok, bad t\u00f6ken-Secret9' })).toThrow(ConfigError);
+    expect(() => loadConfig({ API_TOKENS: 'ok, bad t\u00f6ken-Secret9' })).not.toThrow(/Secret9/);
   });
 });

@@ -4,6 +4,7 @@ import { protectedProcedure } from '../trpc.js';
 
 export const createPlant = protectedProcedure
   .meta({
+    scope: 'plants:write',
     openapi: {
       method: 'POST',
       path: '/plants',

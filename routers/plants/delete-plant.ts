@@ -7,6 +7,7 @@ import { protectedProcedure } from '../trpc.js';
 /** Answers nothing: REST answers 204 No Content (server/routes/rest-routes.ts). */
 export const deletePlant = protectedProcedure
   .meta({
+    scope: 'plants:write',
     openapi: {
       method: 'DELETE',
       path: '/plants/{id}',

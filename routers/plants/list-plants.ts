@@ -6,6 +6,7 @@ import { protectedProcedure } from '../trpc.js';
 
 export const listPlants = protectedProcedure
   .meta({
+    scope: 'plants:read',
     openapi: {
       method: 'GET',
       path: '/plants',

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { acceptsAnyone } from '../auth/auth-config.js';
 import { loadConfig } from '../config.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from './embedded-mongo.js';
 import { prettyLogLine } from './pretty-log.js';
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   const devDir = process.env.PLANT_STORE_DEV_DIR ?? join(ROOT, '.dev');
   await mkdir(devDir, { recursive: true });
   const tokenFile = join(devDir, 'token');
-  const token = config.apiTokens.length === 0 ? await devToken(tokenFile) : undefined;
+  const token = acceptsAnyone(config) ? undefined : await devToken(tokenFile);
   let mongoUri = config.mongodb.uri;
   if (mongoUri === undefined) {
     // A real mongod keeps its data there across runs; the emulator keeps it in memory while this runs.
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
   // Its own process group: a Ctrl-C reaches only this process, which then stops the service once, gracefully.
   const child = spawn(process.execPath, [tsx, 'watch', '--clear-screen=false', join(ROOT, 'server', 'main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, MONGODB_URI: mongoUri, ...(token && { API_TOKENS: token }) },
+    env: { ...process.env, MONGODB_URI: mongoUri, ...(token && { API_TOKENS: `development ${token}` }) },
     stdio: ['pipe', 'pipe', 'inherit'],
     detached: true,
   });

@@ -1,9 +1,9 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { AuthError } from '../../routers/context.js';
+import { AuthError } from '../../routers/auth.js';
 import { publicMessage } from '../../routers/error-messages.js';
 import type { ErrorBody } from '../../schemas/error.js';
-import { bearerChallenge } from '../auth/bearer-tokens.js';
+import { refusalHeaders } from '../auth/challenge.js';
 
 /**
  * The one place that turns a failure, whoever raised it (Fastify, Node's HTTP parser, the
@@ -58,9 +58,9 @@ export function isUnexpected(error: TRPCError): boolean {
   return getHTTPStatusCodeFromError(error) >= 500 && error.code !== 'SERVICE_UNAVAILABLE';
 }
 
-/** `WWW-Authenticate` for a failure for want of a good token, on REST and tRPC alike. */
+/** The headers of a call refused by authentication (`WWW-Authenticate`, or `Retry-After`), on REST and tRPC alike. */
 export function authChallengeHeaders(error: TRPCError): Record<string, string> {
-  return error.cause instanceof AuthError ? { 'www-authenticate': bearerChallenge(error.cause.auth) } : {};
+  return error.cause instanceof AuthError ? refusalHeaders(error.cause.refusal) : {};
 }
 
 function fromTRPCError(error: TRPCError, request: RequestInfo, methodsAt: MethodsAt | undefined): RestError {
@@ -68,7 +68,7 @@ function fromTRPCError(error: TRPCError, request: RequestInfo, methodsAt: Method
   // trpc-to-openapi's own NOT_FOUND (no such operation) has no cause; a procedure's says what is missing.
   if (error.code === 'NOT_FOUND' && error.cause === undefined) return notFound(request, methodsAt?.(request.url));
   const headers = authChallengeHeaders(error);
-  if (error.code === 'SERVICE_UNAVAILABLE') headers['retry-after'] = '1';
+  if (error.code === 'SERVICE_UNAVAILABLE') headers['retry-after'] ??= '1';
   return restError(getHTTPStatusCodeFromError(error), publicMessage(error), headers);
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
+import { AuthError } from '../../routers/auth.js';
 import { StoreUnavailableError } from '../../routers/plant-store.js';
 import { notFound, toRestError, type MethodsAt, type RestError } from '../errors/rest-error.js';
 import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
@@ -14,10 +15,10 @@ import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 export function registerErrorHandling(app: FastifyInstance, methodsAt: MethodsAt) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const restError = toRestError(error, request, methodsAt);
-    // A 503 is expected while the database is away (server/db/mongo-database.ts logs why, once per
-    // outage) or the service shuts down (one warning line, no stack).
+    // A 503 is expected while the database or the identity provider's keys are away (each logs
+    // why, once per outage) or the service shuts down (one warning line, no stack).
     if (restError.statusCode === 503) {
-      if (!(error.cause instanceof StoreUnavailableError)) request.log.warn({ reason: error.message }, 'request refused: service unavailable');
+      if (!(error.cause instanceof StoreUnavailableError || error.cause instanceof AuthError)) request.log.warn({ reason: error.message }, 'request refused: service unavailable');
     } else if (restError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     return sendRestError(reply, restError);
   });

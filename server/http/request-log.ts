@@ -4,11 +4,18 @@ import { withQuerySecretsRedacted } from './secret-query.js';
 const ABOVE_INFO = new Set(['warn', 'error', 'fatal', 'silent']);
 
 /**
- * One log line per request, with its id, method, path, status and time (Fastify's default is
- * two lines, neither with all of these). Headers are never logged, so neither are tokens; nor
- * are the values of query parameters named like secrets (`?access_token=`).
+ * One log line per request, with its id, method, path, status, time and caller (Fastify's
+ * default is two lines, neither with all of these). Headers are never logged, so neither are
+ * tokens; nor are the values of query parameters named like secrets (`?access_token=`).
  */
 export class OneLinePerRequest extends LogController {
+  private principalOf: (authorization: string | undefined) => string | undefined = () => undefined;
+
+  /** How to name the caller (`principal`) from the request's Authorization header: server/auth/authenticator.ts. */
+  nameCallersWith(principalOf: (authorization: string | undefined) => string | undefined): void {
+    this.principalOf = principalOf;
+  }
+
   override incomingRequest(): void {
     // Folded into the completion line.
   }
@@ -16,7 +23,13 @@ export class OneLinePerRequest extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // Skip building the line when the level would drop it (the hot path in production at warn).
     if (!error && ABOVE_INFO.has(request.log.level)) return;
-    const line = { method: request.method, path: withQuerySecretsRedacted(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
+    const line = {
+      method: request.method,
+      path: withQuerySecretsRedacted(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      principal: this.principalOf(request.headers.authorization),
+    };
     if (error) request.log.error({ ...line, err: error }, 'request failed');
     else request.log.info(line, 'request completed');
   }

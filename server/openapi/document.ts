@@ -1,6 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { AnyTRPCProcedure } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
+import type { Scope } from '../../routers/auth.js';
+import type { ApiMeta } from '../../routers/trpc.js';
 import { ErrorSchema } from '../../schemas/error.js';
 import { HTTP_LAYER_EXAMPLES, MORE_CREATE_PLANT_REQUESTS, OPERATION_EXAMPLES } from '../../schemas/examples.js';
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
@@ -28,8 +31,10 @@ const HTTP_LAYER_RESPONSES: Record<keyof typeof HTTP_LAYER_EXAMPLES, string> = {
  *   envelope of its own, which this service does not send), including the HTTP layer's 408,
  *   429 and 431;
  * - 204 with no body for an operation that answers nothing;
- * - the headers: `X-Request-Id` on every answer, `WWW-Authenticate` on 401, `Retry-After` on
- *   429 and 503, `Link` on a page;
+ * - the scope each operation needs (its procedure's meta), in its security requirement, which
+ *   OpenAPI 3.1 allows for an http scheme, and in its description, with its 403;
+ * - the headers: `X-Request-Id` on every answer, `WWW-Authenticate` on 401 and 403,
+ *   `Retry-After` on 429 and 503, `Link` on a page;
  * - an example for every status of every operation, from schemas/examples.ts;
  * - the new-plant webhook, in the `webhooks` section;
  * - the exact bounds of int64 fields.
@@ -42,13 +47,17 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: 'Plant Store',
     version: '1.0.0',
-    description: 'Stores plants. Every endpoint requires `Authorization: Bearer <token>`.',
+    description:
+      'Stores plants. Every endpoint requires `Authorization: Bearer <token>`: a static API token, or a JWT access token ' +
+      "from the service's identity provider granting the operation's scope (`plants:read` or `plants:write`).",
     baseUrl: '/',
-    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+    securitySchemes: { bearerAuth: BEARER_AUTH },
     defs: { Error: ErrorSchema, NewPlant: NewPlantSchema },
   });
   const schemas = document.components?.schemas ?? {};
+  const scopes = scopesOf(router);
   for (const operation of operationsOf(document)) {
+    requireScope(operation, scopes.get(operation.operationId ?? ''));
     referToNamedRequestSchema(operation, schemas);
     describeParametersThemselves(operation);
     answerNothingWith204(operation);
@@ -72,6 +81,36 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   addInt64Bounds(document);
   // The bounds and example ids are bigints: as markers, they are written out as exact JSON numbers.
   return int64Json.mark(document) as OpenAPIObject;
+}
+
+/** The bearer scheme: static tokens and JWT access tokens alike; `/docs` asks for one under Authorize. */
+const BEARER_AUTH = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description:
+    'A static token (API_TOKENS, API_TOKEN_HASHES: every scope) or a JWT access token from the identity provider ' +
+    '(AUTH_JWKS_URL), whose `scope` or `scp` claim grants the scopes each operation names.',
+} as const;
+
+/** The scope each procedure's meta declares, by its operation id. */
+function scopesOf(router: AppRouter): Map<string, Scope | undefined> {
+  const procedures = Object.values(router._def.procedures as Record<string, AnyTRPCProcedure>);
+  return new Map(
+    procedures.flatMap((procedure) => {
+      const meta = procedure._def.meta as ApiMeta | undefined;
+      const operationId = meta?.openapi?.operationId;
+      return operationId === undefined ? [] : [[operationId, meta?.scope] as const];
+    }),
+  );
+}
+
+/** A protected operation (trpc-to-openapi gave it a security requirement) names its scope, in the requirement and in words. */
+function requireScope(operation: OpenApiOperation, scope: Scope | undefined): void {
+  if (operation.security === undefined) return;
+  if (scope === undefined) throw new Error(`${operation.operationId ?? 'an operation'} needs a token but its procedure declares no scope`);
+  operation.security = [{ bearerAuth: [scope] }];
+  operation.description = `${operation.description ?? ''} Needs a token granting the scope \`${scope}\` (every static token does).`.trimStart();
 }
 
 /**

@@ -89,5 +89,11 @@ function describeRequest({ request, given, condition }: OperationExample): strin
 }
 
 function describeToken({ token }: ExampleRequest): string {
-  return { valid: 'with a valid bearer token', none: 'without an Authorization header', invalid: 'with a bearer token the service does not accept' }[token];
+  return {
+    valid: 'with a valid bearer token',
+    none: 'without an Authorization header',
+    invalid: 'with a bearer token the service does not accept',
+    readOnly: 'with a valid JWT access token whose scope is `plants:read`',
+    writeOnly: 'with a valid JWT access token whose scope is `plants:write`',
+  }[token];
 }

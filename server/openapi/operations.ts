@@ -3,6 +3,9 @@ import type { OpenAPIObject } from 'trpc-to-openapi';
 /** The parts of an OpenAPI operation this folder reads and rewrites. */
 export interface OpenApiOperation {
   operationId?: string;
+  description?: string;
+  /** Security requirements: scheme name to the scopes (OpenAPI 3.1: for an http scheme, role names) needed. */
+  security?: Record<string, string[]>[];
   parameters?: { name: string; in: string; description?: string; schema?: { description?: string } }[];
   requestBody?: { content?: Record<string, MediaType | undefined> };
   responses: Record<string, OpenApiResponse | undefined>;

@@ -7,7 +7,9 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string' as const, format: 'uuid' },
   },
   'WWW-Authenticate': {
-    description: 'The bearer challenge: `Bearer` when no token was sent, `Bearer error="invalid_token"` when it was not accepted',
+    description:
+      'The bearer challenge (RFC 6750): `Bearer` when no token was sent; `Bearer error="invalid_token", error_description="…"` ' +
+      'when it was refused, saying why; `Bearer error="insufficient_scope", scope="…"` when it lacks the scope named',
     schema: { type: 'string' as const },
   },
   'Retry-After': {
@@ -27,7 +29,7 @@ export function addResponseHeaders(operation: OpenApiOperation): void {
   for (const [status, response] of Object.entries(operation.responses)) {
     if (!response) continue;
     const headers: Record<string, unknown> = { ...response.headers, 'X-Request-Id': ref('X-Request-Id') };
-    if (status === '401') headers['WWW-Authenticate'] = ref('WWW-Authenticate');
+    if (status === '401' || status === '403') headers['WWW-Authenticate'] = ref('WWW-Authenticate');
     if (status === '429' || status === '503') headers['Retry-After'] = ref('Retry-After');
     response.headers = headers;
   }

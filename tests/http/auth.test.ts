@@ -25,17 +25,20 @@ describe('bearer authentication on POST /plants', () => {
     expect(response.json()).toStrictEqual({ error: 401, message: 'missing bearer token: send the header Authorization: Bearer <token>' });
   });
 
+  const NOT_ACCEPTED = 'it is not a token this service accepts';
+  const NOT_BEARER = 'the Authorization header must be Bearer and one token';
   it.each([
-    ['a wrong token', 'Bearer not-a-token'],
-    ['a prefix of a good token', `Bearer ${TEST_TOKEN.slice(0, -1)}`],
-    ['another scheme', `Basic ${TEST_TOKEN}`],
-    ['no token after the scheme', 'Bearer '],
-    ['two tokens', `Bearer ${TEST_TOKEN} ${TEST_TOKEN}`],
-  ])('401 with error="invalid_token" for %s', async (_case, authorization) => {
+    ['a wrong token', 'Bearer not-a-token', NOT_ACCEPTED],
+    ['a prefix of a good token', `Bearer ${TEST_TOKEN.slice(0, -1)}`, NOT_ACCEPTED],
+    ['a JWT when no identity provider is configured', 'Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln', NOT_ACCEPTED],
+    ['another scheme', `Basic ${TEST_TOKEN}`, NOT_BEARER],
+    ['no token after the scheme', 'Bearer ', NOT_BEARER],
+    ['two tokens', `Bearer ${TEST_TOKEN} ${TEST_TOKEN}`, NOT_BEARER],
+  ])('401 with error="invalid_token" for %s, saying why', async (_case, authorization, reason) => {
     const response = await postPlant(testApp.app, { id: 1, name: 'x' }, withAuthorization(authorization));
     expect(response.statusCode).toBe(401);
-    expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
-    expect(response.json()).toStrictEqual({ error: 401, message: 'invalid bearer token' });
+    expect(response.headers['www-authenticate']).toBe(`Bearer error="invalid_token", error_description="${reason}"`);
+    expect(response.json()).toStrictEqual({ error: 401, message: `invalid bearer token: ${reason}` });
   });
 
   it('stores nothing for a refused request', async () => {

@@ -32,7 +32,7 @@ const ERROR = {
 };
 /** Statuses the service documents beyond the interface's 200 and 400, all with the Error body. */
 // 408, 429 and 431 come from the HTTP layer, before any operation runs (429 only with AUTH_FAILURE_LIMIT set).
-const FURTHER_ERROR_STATUSES = ['401', '408', '409', '413', '415', '429', '431', '500', '503'];
+const FURTHER_ERROR_STATUSES = ['401', '403', '408', '409', '413', '415', '429', '431', '500', '503'];
 
 let app: FastifyInstance;
 let ours: OpenApiDocument;
@@ -107,7 +107,27 @@ describe('POST /plants matches the interface', () => {
         Object.keys(requirement).map((name) => document.components?.securitySchemes?.[name]),
       );
     expect(schemesOf(spec, specOperation)).toEqual([[{ type: 'http', scheme: 'bearer' }]]);
-    expect(schemesOf(ours, ourOperation)).toEqual(schemesOf(spec, specOperation));
+    // The same scheme, with what it adds: the JWT format and a description.
+    expect(schemesOf(ours, ourOperation)).toMatchObject(schemesOf(spec, specOperation));
+  });
+});
+
+describe('scopes per operation', () => {
+  it.each([
+    ['/plants', 'post', 'plants:write'],
+    ['/plants', 'get', 'plants:read'],
+    ['/plants/{id}', 'get', 'plants:read'],
+    ['/plants/{id}', 'delete', 'plants:write'],
+  ])('%s %s needs %s, and documents its 401 and 403', (path, method, scope) => {
+    const operation = operationOf(ours, path, method);
+    expect(operation.security).toEqual([{ bearerAuth: [scope] }]);
+    expect(operation.description).toContain(`Needs a token granting the scope \`${scope}\``);
+    for (const status of ['401', '403']) expect(Object.keys(operation.responses[status]?.headers ?? {})).toContain('WWW-Authenticate');
+  });
+
+  it('declares a bearer scheme of JWT format, which /docs lets a person paste a token into', () => {
+    expect(ours.components?.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(ours.openapi).toMatch(/^3\.1\./);
   });
 });
 

@@ -14,11 +14,26 @@ import {
 import { int64Json } from '../../schemas/int64-json.js';
 import { buildApp } from '../../server/app.js';
 import { startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
 import { scriptedStore } from '../helpers/scripted-store.js';
 import { openRawSocket, parseResponse } from '../reliability/helpers/raw-socket.js';
 import { fetchDocument, type OpenApiDocument, type Operation } from './openapi-reading.js';
 
-const AUTHORIZATION = { valid: `Bearer ${TEST_TOKEN}`, invalid: 'Bearer not-a-token-we-issued', none: undefined };
+/** The Authorization header of each kind of example request; the JWTs come from a provider on loopback, minted before the tests. */
+const AUTHORIZATION: Record<ExampleRequest['token'], string | undefined> = { valid: `Bearer ${TEST_TOKEN}`, invalid: 'Bearer not-a-token-we-issued', none: undefined, readOnly: undefined, writeOnly: undefined };
+
+let provider: IdentityProvider;
+beforeAll(async () => {
+  provider = await startIdentityProvider();
+  AUTHORIZATION.readOnly = `Bearer ${await provider.mint({ scope: 'plants:read' })}`;
+  AUTHORIZATION.writeOnly = `Bearer ${await provider.mint({ scope: 'plants:write' })}`;
+});
+afterAll(async () => {
+  await provider.close();
+});
+
+/** The configuration of every app here: static tokens, and JWTs from the provider. */
+const exampleConfig = (env: Record<string, string> = {}) => testConfig({ ...provider.env(), ...env });
 
 function send(app: FastifyInstance, { method, url, token, contentType, body }: ExampleRequest) {
   const authorization = AUTHORIZATION[token];
@@ -58,15 +73,15 @@ beforeAll(async () => {
 /** An app arranged for the example: a failing store for 500, an unreachable MongoDB for 503, else a database holding `given`. */
 async function appFor(status: number, example: OperationExample): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
   if (status === 500) {
-    const app = await buildApp(testConfig(), { store: failingStore });
+    const app = await buildApp(exampleConfig(), { store: failingStore });
     return { app, close: () => app.close() };
   }
   if (status === 503) {
     // Port 9 (discard) has no MongoDB; 300 ms keeps the wait for it short.
-    const app = await buildApp(testConfig({ MONGODB_URI: 'mongodb://127.0.0.1:9/plantstore', MONGODB_TIMEOUT_MS: '300' }));
+    const app = await buildApp(exampleConfig({ MONGODB_URI: 'mongodb://127.0.0.1:9/plantstore', MONGODB_TIMEOUT_MS: '300' }));
     return { app, close: () => app.close() };
   }
-  const testApp: TestApp = await startTestApp();
+  const testApp: TestApp = await startTestApp({ env: provider.env() });
   for (const plant of example.given ?? []) {
     const stored = await send(testApp.app, { method: 'POST', url: '/plants', token: 'valid', contentType: 'application/json', body: plant });
     expect(stored.statusCode).toBe(200);

@@ -47,7 +47,7 @@ describe('createPlant through @trpc/client against a listening server', () => {
     const error = await failureOf(client.createPlant.mutate({ id: 4, name: 'x' }));
     expect(error.data?.code).toBe('UNAUTHORIZED');
     expect(error.data?.httpStatus).toBe(401);
-    expect(error.message).toBe('invalid bearer token');
+    expect(error.message).toBe('invalid bearer token: it is not a token this service accepts');
   });
 
   it('CONFLICT (409) for an id taken by another plant', async () => {

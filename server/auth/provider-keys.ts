@@ -1,0 +1,122 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JWTVerifyGetKey, type RemoteJWKSet } from 'jose';
+import { loggedUrl } from '../webhooks/logged-url.js';
+
+/** How long one fetch of the key set may take. */
+const FETCH_TIMEOUT_MS = 5_000;
+/** How long fetched keys are used before they are fetched again (jose's default): a withdrawn key stops counting within it. */
+export const KEYS_MAX_AGE_MS = 10 * 60_000;
+/** After a failed fetch, the next one waits this long, or the cooldown if that is shorter. */
+const RETRY_AFTER_FAILURE_MS = 5_000;
+
+/** The keys cannot be fetched now; `retryAfterMs`: when the next fetch may be tried. */
+export class KeysUnavailable extends Error {
+  override name = 'KeysUnavailable';
+  constructor(
+    readonly retryAfterMs: number,
+    options?: ErrorOptions,
+  ) {
+    super('the identity provider keys cannot be fetched', options);
+  }
+}
+
+export interface ProviderKeysOptions {
+  /** The provider's JWKS URL (AUTH_JWKS_URL). */
+  url: string;
+  /** The least time between two fetches for an unknown `kid` (AUTH_JWKS_COOLDOWN_S). */
+  cooldownMs: number;
+  log: FastifyBaseLogger;
+  /** Told after a successful fetch that brought keys other than the last one's. */
+  onChange: () => void;
+}
+
+/**
+ * The identity provider's signing keys, kept by jose's remote key set: fetched on first use and
+ * again once `KEYS_MAX_AGE_MS` old, and again when a token names a `kid` the set lacks, at most
+ * once per cooldown (counted from the last successful fetch), so a flood of tokens with made-up
+ * `kid`s costs at most one fetch per cooldown. jose redirects nowhere and never reads a token's
+ * `jku`, `x5u` or `jwk` header: keys come from this URL only.
+ *
+ * What jose leaves open, added here through its `customFetch` option: after a failed fetch, no
+ * other is tried for `RETRY_AFTER_FAILURE_MS` (or the cooldown, if shorter), so a provider that is
+ * down is not asked once per request either; tokens that need it are answered "unavailable" with
+ * the wait (KeysUnavailable). Keys already fetched keep serving tokens that name them. An outage
+ * is logged once at warn level, and its end at info.
+ */
+export class ProviderKeys {
+  private readonly remote: RemoteJWKSet;
+  private readonly retryWaitMs: number;
+  private retryAt = 0;
+  private failing = false;
+  private lastKeySet: string | undefined;
+
+  constructor(private readonly options: ProviderKeysOptions) {
+    this.retryWaitMs = Math.min(RETRY_AFTER_FAILURE_MS, options.cooldownMs);
+    const fetchKeys: FetchImplementation = (url, init) => this.fetchKeys(url, init);
+    this.remote = createRemoteJWKSet(new URL(options.url), { cooldownDuration: options.cooldownMs, cacheMaxAge: KEYS_MAX_AGE_MS, timeoutDuration: FETCH_TIMEOUT_MS, [customFetch]: fetchKeys });
+  }
+
+  /** jose's key getter, for `jwtVerify`: a key, a token problem (jose's error), or KeysUnavailable. */
+  readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    try {
+      return await this.remote(header, token);
+    } catch (error) {
+      if (isTokenProblem(error)) throw error;
+      throw error instanceof KeysUnavailable ? error : new KeysUnavailable(this.retryAt - Date.now(), { cause: error });
+    }
+  };
+
+  /** Fetches the keys now unless they are already here, without waiting: the service starts whether or not the provider answers. */
+  prefetch(): void {
+    // A failure is logged by fetchKeys; the next token that needs the keys tries again.
+    if (!this.remote.fresh) this.remote.reload().catch(() => undefined);
+  }
+
+  private async fetchKeys(url: string, init: Parameters<FetchImplementation>[1]): Promise<Response> {
+    const waitMs = this.retryAt - Date.now();
+    if (waitMs > 0) throw new KeysUnavailable(waitMs);
+    try {
+      const response = await fetch(url, init);
+      if (response.status !== 200) throw new Error(`the key set URL answered HTTP ${response.status}`);
+      const text = await response.text();
+      if (!isKeySet(text)) throw new Error('the key set URL answered something other than a JSON Web Key Set');
+      this.fetched(text);
+      return new Response(text, { status: 200 });
+    } catch (error) {
+      this.failed(error);
+      throw error;
+    }
+  }
+
+  private fetched(keySet: string): void {
+    if (this.failing) this.options.log.info({ url: loggedUrl(this.options.url) }, 'the identity provider keys are fetched again');
+    this.failing = false;
+    if (keySet !== this.lastKeySet) this.options.onChange();
+    this.lastKeySet = keySet;
+  }
+
+  private failed(error: unknown): void {
+    this.retryAt = Date.now() + this.retryWaitMs;
+    if (this.failing) return;
+    this.failing = true;
+    const cause = error instanceof Error ? error.message : String(error);
+    this.options.log.warn({ url: loggedUrl(this.options.url), cause }, 'the identity provider keys cannot be fetched: JWT access tokens are answered 503 until they are');
+  }
+}
+
+/** jose's errors that are the token's doing, not the key set's. */
+function isTokenProblem(error: unknown): boolean {
+  return error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported;
+}
+
+/** What jose takes for a JWKS: a JSON object whose `keys` is an array of objects. */
+function isKeySet(text: string): boolean {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const keys = (json as { keys?: unknown } | null)?.keys;
+  return Array.isArray(keys) && keys.every((key) => typeof key === 'object' && key !== null && !Array.isArray(key));
+}
