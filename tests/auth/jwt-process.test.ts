@@ -207,6 +207,16 @@ describe('JWT access tokens, the service running as a process', () => {
       expect(attacker.fetches).toBe(0);
     });
 
+    it('kid values built to reach a file, a query or another key: matched as text against the published keys only', async () => {
+      const key = provider.published[0];
+      if (!key) throw new Error('no published key');
+      const fetchesBefore = attacker.fetches;
+      for (const kid of ['../../../../dev/null', "key-1' OR '1'='1", 'key-1\u0000', { $ne: null }, ['key-1'], 1, attacker.jwksUrl, 'k'.repeat(4_000)]) {
+        await expectRefused(signedByHand({ alg: 'RS256', kid, typ: 'at+jwt' }, goodClaims(), key), 'it is signed with a key the identity provider does not publish (kid)');
+      }
+      expect(attacker.fetches).toBe(fetchesBefore);
+    });
+
     it('a critical header the service does not know (crit), however well signed', async () => {
       const key = provider.published[0];
       if (!key) throw new Error('no published key');
