@@ -12,8 +12,9 @@ const ABOVE_INFO = new Set(['warn', 'error', 'fatal', 'silent']);
 
 /**
  * One log line per request, with its id, method, path, status and time (Fastify's default is
- * two lines, neither with all of these), and its trace id when the service traces. Headers are never logged, so neither are tokens; nor
- * are the values of query parameters named like secrets (`?access_token=`).
+ * two lines, neither with all of these), its trace id when the service traces, and the cause of
+ * a 5xx (failure-cause.ts). Headers are never logged, so neither are tokens; nor are the values of
+ * query parameters named like secrets (`?access_token=`).
  */
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {
@@ -29,6 +30,7 @@ export class OneLinePerRequest extends LogController {
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ...(request.traceId !== undefined && { traceId: request.traceId }),
+      ...(request.failureCause !== undefined && { cause: request.failureCause }),
     };
     if (error) request.log.error({ ...line, err: error }, 'request failed');
     else request.log.info(line, 'request completed');
