@@ -16,6 +16,7 @@ import { createRequestIdGenerator } from './http/request-ids.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { RouteMethods } from './http/route-methods.js';
+import { loadTelemetry, type Telemetry } from './observability/telemetry.js';
 import { registerDocsRoutes } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
@@ -64,7 +65,12 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
     return503OnClosing: false,
   });
 
-  const store = options.store ?? createMongoStore(app, config);
+  // Metrics and traces, when configured (server/observability/): first, so that they see every route.
+  const telemetry = await loadTelemetry(config, appRouter);
+  if (telemetry.tracing && telemetry.operations) await telemetry.tracing.instrument(app, telemetry.operations);
+  if (telemetry.metrics && config.metrics) telemetry.metrics.serve(app, config.metrics);
+
+  const store = options.store ?? createMongoStore(app, config, telemetry);
 
   // Parts every route shares, set before any route is added: the onRoute hooks of the next two see every route.
   const routeMethods = new RouteMethods();
@@ -92,6 +98,7 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: authenticator.verify }), fastPath: config.http.fastPath };
   contextFactories.set(app, api.createContext);
   await app.register(async (guarded) => {
+    if (telemetry.metrics && telemetry.operations) telemetry.metrics.countRequests(guarded, telemetry.operations);
     if (config.authFailureLimit) await limitAuthFailures(guarded, config.authFailureLimit);
     await registerRestRoutes(guarded, api, routeMethods);
     await registerTrpcRoutes(guarded, api);
@@ -126,13 +133,15 @@ function requestTimeoutOptions(requestTimeoutMs: number) {
 }
 
 /** One MongoDB client per app, connected once it is ready and closed with it, and the webhook worker on the same client. */
-function createMongoStore(app: FastifyInstance, config: AppConfig): PlantStore {
-  const database = new MongoDatabase(config.mongodb, app.log.child({ component: 'mongodb' }));
+function createMongoStore(app: FastifyInstance, config: AppConfig, { metrics, tracing }: Telemetry): PlantStore {
+  const database = new MongoDatabase({ ...config.mongodb, monitorCommands: metrics !== undefined }, app.log.child({ component: 'mongodb' }));
+  metrics?.watchMongo(database.client);
   app.addHook('onReady', async () => {
     database.start();
   });
   app.addHook('onClose', () => database.close());
   const { w, journal } = config.mongodb.writeConcern;
-  const events = registerWebhooks(app, { db: database.db, guard: database, collection: PLANTS_COLLECTION, writeConcern: { w, journal }, config });
+  const observers = { ...metrics?.webhookObservers(), ...tracing?.webhookObservers() };
+  const events = registerWebhooks(app, { db: database.db, guard: database, collection: PLANTS_COLLECTION, writeConcern: { w, journal }, config, observers });
   return new MongoPlantStore(database.db, { w, journal }, events, database);
 }

@@ -4,11 +4,13 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
 import { acceptsAnyone, AUTH_ENV, authConfig, type AuthConfig } from './auth/auth-config.js';
 import { listItems } from './env-lists.js';
+import { metricsConfig, telemetryEnv, tracingConfig, type MetricsConfig, type TracingConfig } from './observability/telemetry-config.js';
 import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecret, type WebhookConfig } from './webhooks/webhook-config.js';
 
 /**
  * Service configuration, read from the environment once at start-up and passed down.
- * Nothing else in the service reads `process.env`.
+ * Nothing else in the service reads `process.env`, but the OpenTelemetry SDK, which reads its own
+ * standard OTEL_* variables (checked here first: server/observability/telemetry-config.ts).
  */
 
 const DEFAULT_DB_NAME = 'plantstore';
@@ -64,6 +66,8 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: positiveInt(5_000).refine((ms) => ms <= MAX_RETRY_DELAY_MS, { error: 'must be at most 3600000 (one hour)' }),
   WEBHOOK_MAX_ATTEMPTS: positiveInt(10),
   WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
+  // Prometheus metrics and OpenTelemetry traces: server/observability/.
+  ...telemetryEnv,
 });
 
 export interface Config extends AuthConfig {
@@ -90,6 +94,9 @@ export interface Config extends AuthConfig {
   /** Off when undefined: see server/http/auth-failure-limit.ts. */
   authFailureLimit: { max: number; windowMs: number } | undefined;
   webhooks: WebhookConfig;
+  /** Off when undefined: nothing of them is loaded (server/observability/). */
+  metrics: MetricsConfig | undefined;
+  tracing: TracingConfig | undefined;
 }
 
 /**
@@ -143,6 +150,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     authFailureLimit: e.AUTH_FAILURE_LIMIT === undefined ? undefined : { max: e.AUTH_FAILURE_LIMIT, windowMs: e.AUTH_FAILURE_WINDOW_MS },
     webhooks,
+    metrics: metricsConfig(e, e.HOST),
+    tracing: tracingConfig(e),
   };
 }
 

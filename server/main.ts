@@ -1,23 +1,33 @@
 /**
- * Entry point: reads the configuration, starts the MongoDB it names (or the embedded one),
- * builds the app, listens, and shuts down gracefully on SIGINT or SIGTERM.
+ * Entry point: reads the configuration, starts tracing when it is configured, starts the MongoDB
+ * it names (or the embedded one), builds the app, listens, and shuts down gracefully on SIGINT or
+ * SIGTERM.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
 import { acceptsAnyone } from './auth/auth-config.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { resolveMongo, type MongoSource } from './db/mongo-source.js';
 import { devTokenBanner } from './dev/token-banner.js';
+import { startTracing } from './observability/telemetry.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 interface Running {
   app: FastifyInstance;
   mongo: MongoSource;
+  /** Sends the spans still buffered, when the service traces. */
+  stopTracing: () => Promise<void>;
 }
 
 async function start(config: Config): Promise<Running> {
+  // Tracing first: the MongoDB driver's instrumentation can patch the driver only if it starts
+  // before the driver is loaded (by the app, or by the embedded MongoDB), so the app is imported after it.
+  const tracing = await startTracing(config.tracing);
+  const stopTracing = async () => {
+    await tracing?.shutdown();
+  };
+  const { buildApp } = await import('./app.js');
   const mongo = await resolveMongo({
     uri: config.mongodb.uri,
     warn: (message) => {
@@ -38,11 +48,12 @@ async function start(config: Config): Promise<Running> {
   } catch (error) {
     await app?.close();
     await mongo.stop();
+    await stopTracing();
     throw error;
   }
   app.log.info({ mongodb: mongo.description }, `plant store listening on ${address}`);
   if (devToken) console.log(devTokenBanner(address, devToken));
-  return { app, mongo };
+  return { app, mongo, stopTracing };
 }
 
 function main(): void {
@@ -63,6 +74,7 @@ function main(): void {
     service.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await service.app.close();
     await service.mongo.stop();
+    await service.stopTracing();
     process.exit(0);
   };
   // `on`, not `once`: Ctrl-C under `npm start` delivers SIGINT twice (from the terminal and

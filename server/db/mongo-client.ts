@@ -9,6 +9,8 @@ export interface MongoClientOptions {
   timeoutMs: number;
   /** How long an operation waits for a server to become reachable; `timeoutMs` unless given. */
   serverSelectionTimeoutMs?: number | undefined;
+  /** Emit the driver's command events (the metrics time each command by them); off, they cost nothing. */
+  monitorCommands?: boolean | undefined;
 }
 
 /**
@@ -16,7 +18,7 @@ export interface MongoClientOptions {
  * server that went away again by itself. The service's own client is server/db/mongo-database.ts,
  * which also bounds each operation as a whole and recovers from a failed first connect.
  */
-export function createMongoClient({ uri, timeoutMs, serverSelectionTimeoutMs = timeoutMs }: MongoClientOptions): MongoClient {
+export function createMongoClient({ uri, timeoutMs, serverSelectionTimeoutMs = timeoutMs, monitorCommands = false }: MongoClientOptions): MongoClient {
   return new MongoClient(uri, {
     appName: 'plant-store',
     serverSelectionTimeoutMS: serverSelectionTimeoutMs,
@@ -26,5 +28,6 @@ export function createMongoClient({ uri, timeoutMs, serverSelectionTimeoutMs = t
     // No overload retries: their backoff (up to 10 s) outlasts MONGODB_TIMEOUT_MS, and a retry
     // that starts after an operation's deadline passed no longer heeds it. The client retries on 503.
     maxAdaptiveRetries: 0,
+    monitorCommands,
   });
 }

@@ -16,6 +16,8 @@ export interface MongoDatabaseOptions {
   uri: string;
   dbName: string;
   timeoutMs: number;
+  /** The driver's command events, for the metrics. */
+  monitorCommands?: boolean | undefined;
 }
 
 /** Between two pings while MongoDB is away, at least this long. */

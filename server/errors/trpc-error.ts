@@ -1,7 +1,9 @@
 import { getTRPCErrorShape, transformTRPCResponse, TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import type { FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
+import { noteFailureCause } from '../http/failure-cause.js';
 import { isUnexpected, toRestError, type RequestInfo } from './rest-error.js';
 
 /**
@@ -20,7 +22,11 @@ export function toTrpcErrorEnvelope(router: AppRouter, error: unknown, request: 
   return { statusCode, headers, body: transformTRPCResponse(config, { error: shape }) };
 }
 
-/** tRPC's `onError`: a failure the service did not foresee is logged in full under the request. */
+/**
+ * tRPC's `onError`: a failure the service did not foresee is logged in full under the request,
+ * and the cause of any 5xx (a 503 from the database too) goes into the request's log line.
+ */
 export function logUnexpectedTrpcError({ error, req }: { error: TRPCError; req: FastifyRequest }): void {
+  if (getHTTPStatusCodeFromError(error) >= 500) noteFailureCause(req, error);
   if (isUnexpected(error)) req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
 }

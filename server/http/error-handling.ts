@@ -4,6 +4,7 @@ import { AuthError } from '../../routers/auth.js';
 import { StoreUnavailableError } from '../../routers/plant-store.js';
 import { notFound, toRestError, type MethodsAt, type RestError } from '../errors/rest-error.js';
 import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
+import { noteFailureCause } from './failure-cause.js';
 
 /**
  * The app's one error handler and not-found handler: every failure of the REST API answers
@@ -15,6 +16,7 @@ import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 export function registerErrorHandling(app: FastifyInstance, methodsAt: MethodsAt) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const restError = toRestError(error, request, methodsAt);
+    if (restError.statusCode >= 500) noteFailureCause(request, error);
     // A 503 is expected while the database or the identity provider's keys are away (each logs
     // why, once per outage) or the service shuts down (one warning line, no stack).
     if (restError.statusCode === 503) {

@@ -1,12 +1,20 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { withQuerySecretsRedacted } from './secret-query.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The trace of the request's span, when the service traces (server/observability/tracing.ts). */
+    traceId?: string;
+  }
+}
+
 const ABOVE_INFO = new Set(['warn', 'error', 'fatal', 'silent']);
 
 /**
  * One log line per request, with its id, method, path, status, time and caller (Fastify's
- * default is two lines, neither with all of these). Headers are never logged, so neither are
- * tokens; nor are the values of query parameters named like secrets (`?access_token=`).
+ * default is two lines, neither with all of these), its trace id when the service traces, and the
+ * cause of a 5xx (failure-cause.ts). Headers are never logged, so neither are tokens; nor are the
+ * values of query parameters named like secrets (`?access_token=`).
  */
 export class OneLinePerRequest extends LogController {
   private principalOf: (authorization: string | undefined) => string | undefined = () => undefined;
@@ -29,6 +37,8 @@ export class OneLinePerRequest extends LogController {
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       principal: this.principalOf(request.headers.authorization),
+      ...(request.traceId !== undefined && { traceId: request.traceId }),
+      ...(request.failureCause !== undefined && { cause: request.failureCause }),
     };
     if (error) request.log.error({ ...line, err: error }, 'request failed');
     else request.log.info(line, 'request completed');

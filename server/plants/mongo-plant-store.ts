@@ -46,7 +46,7 @@ export class MongoPlantStore implements PlantStore {
       name: plant.name,
       ...(plant.tag !== undefined && { tag: plant.tag }),
       createdAt,
-      ...(this.events && { webhook: newWebhookRecord(this.events.urls, createdAt) }),
+      ...(this.events && { webhook: newWebhookRecord(this.events.urls, createdAt, this.events.traceparent?.()) }),
     };
     // One deadline for the whole create, the reads that follow a taken id included.
     const signal = this.guard?.signal();

@@ -6,6 +6,7 @@ import { authChallengeHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { createDirectCall } from '../fast-path/index.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
+import { noteFailureCause } from '../http/failure-cause.js';
 import { markTrpcInput } from '../http/trpc-input.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 
@@ -34,6 +35,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       // answer in tRPC's envelope here, so tRPC clients can read them.
       trpc.setErrorHandler(async (error, request, reply) => {
         const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request);
+        if (statusCode >= 500) noteFailureCause(request, error);
         return reply.code(statusCode).headers(headers).send(body);
       });
       // tRPC reads JSON bodies itself, as text: integers beyond 2^53 are handed to it as markers

@@ -9,7 +9,7 @@ import { loggedUrl } from './logged-url.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type AttemptOutcome } from './send-webhook.js';
 import type { WebhookSecret } from './webhook-config.js';
-import { DUE_INDEX, type WebhookDelivery, type WebhookRecord } from './webhook-record.js';
+import { DUE_INDEX, FAILED_INDEX, type WebhookDelivery, type WebhookRecord } from './webhook-record.js';
 
 export interface DeliveryWorkerOptions {
   secret: WebhookSecret;
@@ -24,6 +24,29 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** At shutdown, how long attempts in flight may take before they are abandoned and released. */
   finishWithinMs: number;
+  /** Who watches the attempts (server/observability): none when neither metrics nor traces are on. */
+  observers?: DeliveryObservers | undefined;
+}
+
+/** How an attempt left its delivery: delivered, due to be tried again, or failed for good. */
+export type AttemptResult = 'delivered' | 'retry' | 'failed';
+
+/** One attempt, as its observers see it. */
+export interface ObservedAttempt {
+  url: string;
+  webhookId: string;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  /** The trace context of the create that recorded the event, when it was traced. */
+  traceparent: string | undefined;
+}
+
+/** What watches the deliveries: each part optional. */
+export interface DeliveryObservers {
+  /** Runs an attempt (`send`, which takes headers to add to the request, such as a trace context) and answers its outcome. */
+  aroundAttempt?(attempt: ObservedAttempt, send: (headers: Record<string, string>) => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
+  /** Hears how each attempt left its delivery. */
+  counted?(result: AttemptResult): void;
 }
 
 /** A plant document with its event, as the worker reads it. */
@@ -134,17 +157,24 @@ export class DeliveryWorker {
 
   /**
    * Once MongoDB can be reached. An index it refuses (one of the same name or keys with other
-   * options, say) is logged and left: claims still work, by scanning the collection.
+   * options, say) is logged and left: claims, and the metrics' count of failed events, still
+   * work, by scanning the collection.
    */
   private async ensureIndex(): Promise<void> {
     if (this.indexed) return;
-    const { key, ...index } = DUE_INDEX;
-    const options: CreateIndexesOptions & Abortable = { ...index, signal: this.guard?.signal() };
-    try {
-      await this.plants.createIndex(key, options, undefined);
-    } catch (error) {
-      if (isUnavailable(error)) throw error;
-      this.log.error({ err: error }, `webhooks: could not create the index ${index.name}; due events are found by scanning the collection`);
+    const indexes = [
+      { spec: DUE_INDEX, without: 'due events are found by scanning the collection' },
+      { spec: FAILED_INDEX, without: 'failed events are counted by scanning the collection' },
+    ];
+    for (const { spec, without } of indexes) {
+      const { key, ...index } = spec;
+      const options: CreateIndexesOptions & Abortable = { ...index, signal: this.guard?.signal() };
+      try {
+        await this.plants.createIndex(key, options, undefined);
+      } catch (error) {
+        if (isUnavailable(error)) throw error;
+        this.log.error({ err: error }, `webhooks: could not create the index ${index.name}; ${without}`);
+      }
     }
     this.indexed = true;
   }
@@ -191,12 +221,20 @@ export class DeliveryWorker {
       due.map(async (index) => {
         const delivery = deliveries[index];
         if (!delivery) return;
-        const outcome = await sendWebhook({ url: delivery.url, id: delivery.id, body, secret: this.options.secret, timeoutMs: this.options.timeoutMs, shutdown: this.shutdown.signal });
+        const outcome = await this.attempt(delivery, body, document.webhook.traceparent);
         const changes = this.apply(outcome, delivery, index, document);
         remaining -= 1;
         await record(remaining === 0 ? merge(changes, this.release(deliveries)) : changes);
       }),
     );
+  }
+
+  /** One attempt at a delivery, through the observers that watch attempts, if any. */
+  private attempt(delivery: WebhookDelivery, body: string, traceparent: string | undefined): Promise<AttemptOutcome> {
+    const { secret, timeoutMs, observers } = this.options;
+    const send = (headers?: Record<string, string>) => sendWebhook({ url: delivery.url, id: delivery.id, body, secret, timeoutMs, shutdown: this.shutdown.signal, headers });
+    if (observers?.aroundAttempt === undefined) return send();
+    return observers.aroundAttempt({ url: delivery.url, webhookId: delivery.id, attempt: delivery.attempts + 1, traceparent }, send);
   }
 
   /** Updates `delivery` with an attempt's outcome and says what to write; logs what a person should know. */
@@ -211,16 +249,19 @@ export class DeliveryWorker {
     if (outcome.kind === 'delivered') {
       delivery.state = 'delivered';
       delivery.deliveredAt = now;
+      this.options.observers?.counted?.('delivered');
       this.log.debug({ ...context, status: outcome.status }, 'webhook delivered');
     } else if (outcome.kind === 'gone' || delivery.attempts >= this.options.maxAttempts) {
       delivery.state = 'failed';
       delivery.failedAt = now;
       delivery.lastError = outcome.error;
+      this.options.observers?.counted?.('failed');
       this.log.error({ ...context, lastError: outcome.error }, 'webhook delivery failed: no further attempts');
     } else {
       const delayMs = retryDelayMs(delivery.attempts, this.options.retryBaseMs, outcome.retryAfterMs);
       delivery.nextAttemptAt = new Date(now.getTime() + delayMs);
       delivery.lastError = outcome.error;
+      this.options.observers?.counted?.('retry');
       this.log.warn({ ...context, error: outcome.error, retryInMs: delayMs }, 'webhook attempt failed; it will be retried');
     }
     changes.$set[`webhook.deliveries.${index}`] = delivery;

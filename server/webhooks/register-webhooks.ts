@@ -2,12 +2,23 @@ import type { FastifyInstance } from 'fastify';
 import type { Db, WriteConcernSettings } from 'mongodb';
 import type { Config } from '../config.js';
 import type { OperationGuard } from '../db/mongo-database.js';
-import { DeliveryWorker, type EventDocument } from './delivery-worker.js';
+import { isUnavailable } from '../plants/mongo-errors.js';
+import { readBacklog, type WebhookBacklog } from './backlog.js';
+import { DeliveryWorker, type DeliveryObservers, type EventDocument } from './delivery-worker.js';
 
-/** What the plant store needs to record events: the URLs, and whom to tell that one was recorded. */
+/** What the plant store needs to record events: the URLs, whom to tell that one was recorded, and the trace context to keep with it. */
 export interface EventRecorder {
   urls: readonly string[];
   recorded(): void;
+  traceparent?: (() => string | undefined) | undefined;
+}
+
+/** What watches the webhooks (server/observability), each part optional: the attempts, the trace context of new events, the backlog. */
+export interface WebhookObservers extends DeliveryObservers {
+  /** The trace context to record with a new event (the create's), or undefined. */
+  traceparent?: (() => string | undefined) | undefined;
+  /** Given the reader of the backlog, which the metrics call when they are scraped. */
+  backlog?(read: () => Promise<WebhookBacklog>): void;
 }
 
 const POLL_MS = 1_000;
@@ -21,7 +32,14 @@ const FINISH_WITHIN_MS = 2_000;
  */
 export function registerWebhooks(
   app: FastifyInstance,
-  { db, guard, collection, writeConcern, config }: { db: Db; guard: OperationGuard; collection: string; writeConcern: WriteConcernSettings; config: Pick<Config, 'webhooks' | 'mongodb'> },
+  {
+    db,
+    guard,
+    collection,
+    writeConcern,
+    config,
+    observers = {},
+  }: { db: Db; guard: OperationGuard; collection: string; writeConcern: WriteConcernSettings; config: Pick<Config, 'webhooks' | 'mongodb'>; observers?: WebhookObservers },
 ): EventRecorder | undefined {
   const { secret, urls, retryBaseMs, maxAttempts, timeoutMs } = config.webhooks;
   if (secret === undefined) return undefined;
@@ -39,6 +57,7 @@ export function registerWebhooks(
       pollMs: POLL_MS,
       concurrency: CONCURRENCY,
       finishWithinMs: Math.min(timeoutMs, FINISH_WITHIN_MS),
+      observers,
     },
     app.log.child({ component: 'webhooks' }),
     guard,
@@ -47,5 +66,11 @@ export function registerWebhooks(
     worker.start();
   });
   app.addHook('onClose', () => worker.stop());
-  return urls.length > 0 ? { urls, recorded: () => { worker.nudge(); } } : undefined;
+  observers.backlog?.(() =>
+    readBacklog(plants, guard.signal()).catch((error: unknown) => {
+      if (isUnavailable(error)) guard.unavailable(error);
+      throw error;
+    }),
+  );
+  return urls.length > 0 ? { urls, recorded: () => { worker.nudge(); }, traceparent: observers.traceparent } : undefined;
 }

@@ -8,9 +8,9 @@ export type AttemptOutcome =
   /** Any 2xx. */
   | { kind: 'delivered'; status: number }
   /** 410 Gone: the receiver asks not to be sent this again; no further attempts. */
-  | { kind: 'gone'; error: string }
-  /** Anything else: another status (3xx included: redirects are not followed), no connection, no answer in time. */
-  | { kind: 'failed'; error: string; retryAfterMs: number }
+  | { kind: 'gone'; status: 410; error: string }
+  /** Anything else: another status (3xx included: redirects are not followed), no connection, no answer in time (no status). */
+  | { kind: 'failed'; status?: number; error: string; retryAfterMs: number }
   /** Given up at shutdown before an answer came: the attempt does not count. */
   | { kind: 'abandoned' };
 
@@ -22,15 +22,17 @@ export interface Attempt {
   timeoutMs: number;
   /** Aborted when the instance shuts down. */
   shutdown: AbortSignal;
+  /** More headers to send, such as the trace context (`traceparent`). */
+  headers?: Record<string, string> | undefined;
 }
 
 /** POSTs one event to one URL, signed for this attempt, and says how it went. Never throws. */
-export async function sendWebhook({ url, id, body, secret, timeoutMs, shutdown }: Attempt): Promise<AttemptOutcome> {
+export async function sendWebhook({ url, id, body, secret, timeoutMs, shutdown, headers }: Attempt): Promise<AttemptOutcome> {
   const started = Date.now();
   try {
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'plant-store-webhooks', ...signWebhook(secret, id, body) },
+      headers: { 'content-type': 'application/json', 'user-agent': 'plant-store-webhooks', ...headers, ...signWebhook(secret, id, body) },
       body,
       redirect: 'manual',
       signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), shutdown]),
@@ -38,9 +40,9 @@ export async function sendWebhook({ url, id, body, secret, timeoutMs, shutdown }
     // The answer's body is not read: only its status counts, and a receiver may send a large one.
     await response.body?.cancel().catch(() => undefined);
     if (response.status >= 200 && response.status < 300) return { kind: 'delivered', status: response.status };
-    if (response.status === 410) return { kind: 'gone', error: 'HTTP 410 Gone' };
+    if (response.status === 410) return { kind: 'gone', status: 410, error: 'HTTP 410 Gone' };
     const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
-    return { kind: 'failed', error: `HTTP ${response.status}${redirect}`, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()) };
+    return { kind: 'failed', status: response.status, error: `HTTP ${response.status}${redirect}`, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()) };
   } catch (error) {
     if (shutdown.aborted) return { kind: 'abandoned' };
     return { kind: 'failed', error: describeFailure(error, url, timeoutMs, Date.now() - started), retryAfterMs: 0 };

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postPlant, startTestApp, type TestApp } from '../helpers/app.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../routers/plant-store.js';
+import { postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { captureLogs } from '../helpers/log-capture.js';
+import { scriptedStore } from '../helpers/scripted-store.js';
 
 const logs = captureLogs();
 
@@ -29,4 +31,38 @@ it('logs the path with the values of query parameters named like secrets redacte
   expect(paths).toContain('/plants?limit=2&access_token=[REDACTED]&API%5FKEY=[REDACTED]&after=5&client_secret=[REDACTED]&password');
   expect(paths).toContain('/healthz?code=[REDACTED]&state=kept');
   expect(logs.text()).not.toMatch(/Lg-secret/);
+});
+
+describe('the log line of a request that fails on the server side', () => {
+  const failures = captureLogs();
+  const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { name: 'MongoServerSelectionError' });
+  let failing: TestApp;
+  beforeAll(async () => {
+    const store = scriptedStore({
+      create: async ({ name }) => {
+        if (name === 'down') throw new StoreUnavailableError({ cause: outage });
+        throw new Error('disk on fire');
+      },
+    });
+    failing = await startTestApp({ env: { LOG_LEVEL: 'info' }, overrides: { store, logStream: failures.stream } });
+  });
+  afterAll(async () => {
+    await failing.close();
+  });
+
+  it.each([
+    ['REST', '/plants'],
+    ['tRPC', '/trpc/createPlant'],
+  ])('over %s carries the cause of a 503 and of a 500, which the answer does not', async (_transport, url) => {
+    const send = (name: string) =>
+      failing.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, payload: { id: 1, name } });
+    const unavailable = await send('down');
+    const broken = await send('bug');
+    expect([unavailable.statusCode, broken.statusCode]).toStrictEqual([503, 500]);
+    const lineOf = (id: unknown) => failures.lines().find((line) => line.msg === 'request completed' && line.reqId === id);
+    expect(lineOf(unavailable.headers['x-request-id'])).toMatchObject({ status: 503, cause: 'MongoServerSelectionError: connect ECONNREFUSED 127.0.0.1:1' });
+    expect(lineOf(broken.headers['x-request-id'])).toMatchObject({ status: 500, cause: 'Error: disk on fire' });
+    expect(unavailable.body).not.toMatch(/ECONNREFUSED|MongoServerSelectionError/);
+    expect(broken.body).not.toMatch(/disk on fire/);
+  });
 });

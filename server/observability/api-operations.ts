@@ -1,0 +1,71 @@
+import type { FastifyRequest, HTTPMethods } from 'fastify';
+import type { AppRouter } from '../../routers/app.js';
+import { openApiOperations, type OpenApiOperation } from '../routes/openapi-operations.js';
+import { TRPC_PREFIX } from '../routes/trpc-routes.js';
+
+export type Transport = 'rest' | 'trpc';
+
+/**
+ * What a request of the API is, as metrics label it and traces name it: its procedure (or `other`)
+ * and transport, and its route template. Never the raw path, so ids cannot grow the label set.
+ */
+export interface ApiOperation {
+  /** `createPlant`, `listPlants`...; `other`: a path or procedure no single operation serves (unknown, or a tRPC batch). */
+  readonly name: string;
+  readonly transport: Transport;
+  /** The route template: `/plants/{id}`, `/trpc/getPlant`; `/*` or `/trpc/{procedure}` for `other`. */
+  readonly route: string;
+}
+
+/** How to tell the operation of each request a route serves. */
+export type OperationOf = (request: FastifyRequest) => ApiOperation;
+
+const OTHER = 'other';
+/** The route of the tRPC procedures, as server/routes/trpc-routes.ts declares it. */
+const TRPC_ROUTE = `${TRPC_PREFIX}/:path`;
+
+/**
+ * The operations of the router, over REST (trpc-to-openapi's paths) and tRPC, told from the route
+ * a request took. With the fast path an operation's REST path has a route of its own; without it,
+ * and for any other path, the catch-all route serves it, and the path is matched as trpc-to-openapi
+ * matches it. Both ways a request is labelled alike.
+ */
+export class ApiOperations {
+  private readonly rest: readonly { operation: OpenApiOperation; labels: ApiOperation }[];
+  private readonly procedures: ReadonlyMap<string, ApiOperation>;
+  private readonly restOther: ApiOperation = { name: OTHER, transport: 'rest', route: '/*' };
+  private readonly trpcOther: ApiOperation = { name: OTHER, transport: 'trpc', route: `${TRPC_PREFIX}/{procedure}` };
+
+  constructor(router: AppRouter) {
+    this.rest = openApiOperations(router).map((operation) => ({ operation, labels: { name: operation.procedurePath, transport: 'rest', route: operation.path } }));
+    const names = Object.keys(router._def.procedures);
+    this.procedures = new Map(names.map((name) => [name, { name, transport: 'trpc', route: `${TRPC_PREFIX}/${name}` }]));
+  }
+
+  /** For a route of the API, as an onRoute hook sees it: worked out once, so that most requests cost a lookup at most. */
+  forRoute(route: { url: string; method: HTTPMethods | HTTPMethods[] }): OperationOf {
+    if (route.url === TRPC_ROUTE) return (request) => this.procedures.get((request.params as { path?: string }).path ?? '') ?? this.trpcOther;
+    const methods = [route.method].flat().map(asGet);
+    const own = this.rest.filter(({ operation }) => operation.fastifyPath === route.url && methods.includes(operation.method));
+    const [only] = own;
+    if (only && own.length === 1) return () => only.labels;
+    return (request) => this.ofRestRequest(request);
+  }
+
+  /** Any request's operation, given the URL of the route it took; undefined for a route outside the API (probes, docs) or none at all. */
+  of(request: FastifyRequest, url: string | undefined): ApiOperation | undefined {
+    if (url === TRPC_ROUTE) return this.procedures.get((request.params as { path?: string }).path ?? '') ?? this.trpcOther;
+    if (url === '/*' || this.rest.some(({ operation }) => operation.fastifyPath === url)) return this.ofRestRequest(request);
+    return undefined;
+  }
+
+  private ofRestRequest(request: FastifyRequest): ApiOperation {
+    const method = asGet(request.method);
+    return this.rest.find(({ operation }) => operation.method === method && operation.matchesUrl(request.url))?.labels ?? this.restOther;
+  }
+}
+
+/** A HEAD is answered as the GET it stands for (server/http/head-requests.ts). */
+function asGet(method: HTTPMethods): HTTPMethods {
+  return method === 'HEAD' ? 'GET' : method;
+}

@@ -1,0 +1,39 @@
+/**
+ * The one door to metrics and traces. Each is loaded (prom-client, the OpenTelemetry SDK) only
+ * when configured: unset, nothing of them is imported and no hook of theirs runs on any request.
+ */
+import type { AppRouter } from '../../routers/app.js';
+import type { ApiOperations } from './api-operations.js';
+import type { ServiceMetrics } from './metrics.js';
+import type { MetricsConfig, TracingConfig } from './telemetry-config.js';
+import type { AppTracing } from './tracing.js';
+import type { TracingSdk } from './tracing-sdk.js';
+
+export interface Telemetry {
+  metrics: ServiceMetrics | undefined;
+  tracing: AppTracing | undefined;
+  /** How both tell a request's operation; undefined when both are off. */
+  operations: ApiOperations | undefined;
+}
+
+/**
+ * Starts OpenTelemetry's SDK for this process, once, when tracing is configured. Call it before
+ * anything imports the MongoDB driver, so that its instrumentation can patch it (server/main.ts);
+ * `warn` says what OpenTelemetry warns of, such as a collector it cannot reach.
+ */
+export async function startTracing(config: TracingConfig | undefined, warn: (message: string) => void = console.warn): Promise<TracingSdk | undefined> {
+  if (config === undefined) return undefined;
+  const { startTracingSdk } = await import('./tracing-sdk.js');
+  return startTracingSdk(config, warn);
+}
+
+/** What an app needs of metrics and traces, loaded as configured (the SDK started here if it was not yet). */
+export async function loadTelemetry(config: { metrics: MetricsConfig | undefined; tracing: TracingConfig | undefined }, router: AppRouter): Promise<Telemetry> {
+  if (config.metrics === undefined && config.tracing === undefined) return { metrics: undefined, tracing: undefined, operations: undefined };
+  const [{ ApiOperations }, metrics, tracing] = await Promise.all([
+    import('./api-operations.js'),
+    config.metrics && import('./metrics.js').then(({ ServiceMetrics }) => new ServiceMetrics()),
+    startTracing(config.tracing).then(async (sdk) => sdk && new (await import('./tracing.js')).AppTracing(sdk)),
+  ]);
+  return { metrics, tracing, operations: new ApiOperations(router) };
+}

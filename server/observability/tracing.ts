@@ -1,0 +1,105 @@
+import { context, defaultTextMapGetter, defaultTextMapSetter, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { AttemptOutcome } from '../webhooks/send-webhook.js';
+import { loggedUrl } from '../webhooks/logged-url.js';
+import type { ObservedAttempt } from '../webhooks/delivery-worker.js';
+import type { WebhookObservers } from '../webhooks/register-webhooks.js';
+import type { ApiOperations } from './api-operations.js';
+import { NAME_SPAN, type NameSpan, type TracingSdk } from './tracing-sdk.js';
+
+/** The stored trace context is W3C's, whatever propagators the deployment uses for HTTP. */
+const W3C = new W3CTraceContextPropagator();
+
+/**
+ * The service's traces, on top of the SDK (tracing-sdk.ts): one server span per request, named
+ * after its route template (`POST /plants`, `GET /trpc/getPlant`) with the MongoDB commands it
+ * runs as children and the caller's `traceparent` continued; the trace context of each create
+ * kept with its webhook event; and one client span per webhook delivery attempt, linked to that
+ * create's span, whose `traceparent` the receiver gets.
+ */
+export class AppTracing {
+  private readonly tracer = trace.getTracer('plant-store');
+
+  constructor(private readonly sdk: TracingSdk) {}
+
+  /**
+   * Registers Fastify's instrumentation on the app: call it before any route is added. Each
+   * handler runs in its request's context, so what it calls (the store, the MongoDB driver) makes
+   * child spans of the request's.
+   */
+  async instrument(app: FastifyInstance, operations: ApiOperations): Promise<void> {
+    await app.register(this.sdk.fastify.plugin());
+    const nameSpan: NameSpan = (span, request) => {
+      const { url } = request.routeOptions;
+      const route = operations.of(request, url)?.route ?? url;
+      span.updateName(route === undefined ? request.method : `${request.method} ${route}`);
+      if (route !== undefined) span.setAttribute('http.route', route);
+      request.traceId = span.spanContext().traceId;
+    };
+    app.decorate(NAME_SPAN, nameSpan);
+    app.decorateRequest('traceId', undefined);
+    app.addHook('onRoute', (route) => {
+      const handler: RouteHandlerMethod = route.handler;
+      route.handler = function (request, reply) {
+        const requestContext = request.opentelemetry().context ?? context.active();
+        return context.with(requestContext, () => handler.call(this, request, reply));
+      };
+    });
+  }
+
+  /** The traces' part in the webhooks: the create's context kept with its event, and a span around each attempt. */
+  webhookObservers(): WebhookObservers {
+    return {
+      traceparent: () => activeTraceparent(),
+      aroundAttempt: (attempt, send) => this.traceAttempt(attempt, send),
+    };
+  }
+
+  private traceAttempt(attempt: ObservedAttempt, send: (headers: Record<string, string>) => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+    const target = new URL(attempt.url);
+    const link = linkTo(attempt.traceparent);
+    const attributes = {
+      'http.request.method': 'POST',
+      'url.full': loggedUrl(attempt.url),
+      'server.address': target.hostname,
+      'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+      'webhook.id': attempt.webhookId,
+      'webhook.attempt': attempt.attempt,
+    };
+    // A span of its own trace: the delivery happens later, on whichever instance claims the event.
+    return this.tracer.startActiveSpan('webhook delivery', { kind: SpanKind.CLIENT, root: true, links: link ? [link] : [], attributes }, async (span) => {
+      try {
+        const headers: Record<string, string> = {};
+        propagation.inject(context.active(), headers, defaultTextMapSetter);
+        const outcome = await send(headers);
+        describeOutcome(span, outcome);
+        return outcome;
+      } finally {
+        span.end();
+      }
+    });
+  }
+}
+
+/** The active span's context as a W3C `traceparent`, or undefined outside a valid one. */
+function activeTraceparent(): string | undefined {
+  const carrier: Record<string, string> = {};
+  W3C.inject(context.active(), carrier, defaultTextMapSetter);
+  return carrier.traceparent;
+}
+
+function linkTo(traceparent: string | undefined): Link | undefined {
+  if (traceparent === undefined) return undefined;
+  const spanContext = trace.getSpanContext(W3C.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter));
+  return spanContext ? { context: spanContext } : undefined;
+}
+
+function describeOutcome(span: Span, outcome: AttemptOutcome): void {
+  if (outcome.kind === 'abandoned') {
+    span.setAttribute('webhook.abandoned', true);
+    return;
+  }
+  if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
+  if (outcome.kind !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+}

@@ -1,0 +1,27 @@
+import type { Collection } from 'mongodb';
+import type { EventDocument } from './delivery-worker.js';
+
+/** Where the deliveries stand, shared by every instance on the same MongoDB. */
+export interface WebhookBacklog {
+  /** Events due now: waiting for an instance to claim them. */
+  due: number;
+  /** When the event that has waited longest fell due; undefined when none is due. */
+  oldestDueAt: Date | undefined;
+  /** Events with a delivery given up on and not replayed (`npm run webhooks:failed` lists them). */
+  failed: number;
+}
+
+/**
+ * Reads the backlog with three small queries, each on a sparse index that holds only the events
+ * it counts (webhook-record.ts): the due ones through `webhook.dueAt`, the failed ones through
+ * the deliveries' `failedAt`. `signal` bounds them (MONGODB_TIMEOUT_MS).
+ */
+export async function readBacklog(plants: Collection<EventDocument>, signal: AbortSignal, now = new Date()): Promise<WebhookBacklog> {
+  const due = { 'webhook.dueAt': { $lte: now } };
+  const [dueCount, oldest, failed] = await Promise.all([
+    plants.countDocuments(due, { signal }),
+    plants.findOne(due, { sort: { 'webhook.dueAt': 1 }, projection: { 'webhook.dueAt': 1 }, signal }),
+    plants.countDocuments({ 'webhook.deliveries.failedAt': { $exists: true } }, { signal }),
+  ]);
+  return { due: dueCount, oldestDueAt: oldest?.webhook.dueAt, failed };
+}
