@@ -2,10 +2,11 @@
 
 /**
  * Which server a child runs: the plain-Fastify yardstick (in the service's app), the same route in
- * a bare Fastify app (for reference), the service from `buildApp`, or a peer stack doing the same
- * work (bench/peers/).
+ * a bare Fastify app (for reference), the service from `buildApp` (also with metrics, or tracing,
+ * on: bench/observed-service.ts), or a peer stack doing the same work (bench/peers/).
  */
-export type ServerKind = 'baseline' | 'bare' | 'service' | PeerKind;
+export type ServerKind = 'baseline' | 'bare' | ServiceKind | PeerKind;
+export type ServiceKind = 'service' | 'service-metrics' | 'service-tracing';
 export type PeerKind = 'peer-fastify-zod' | 'peer-hono' | 'peer-orpc';
 export type StoreKind = 'noop' | 'mongo';
 

@@ -57,6 +57,15 @@ export const CREATE: Operation = {
     { label: '/trpc/createPlant (tRPC)', server: 'service', request: (token) => createPlantRequest('/trpc/createPlant', token), expected: { status: 200, body: { result: { data: plant } } } },
     { label: 'reference: the route in bare Fastify', server: 'bare', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
     ...peerContenders((token) => createPlantRequest('/plants', token), { status: 200, body: plant }),
+    // The cost of observability, next to POST /plants with both off (bench/observed-service.ts).
+    { label: 'POST /plants, metrics on (METRICS_PORT)', server: 'service-metrics', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
+    {
+      label: 'POST /plants, tracing on (always_on, OTLP to a local stub)',
+      server: 'service-tracing',
+      request: (token) => createPlantRequest('/plants', token),
+      expected: { status: 200, body: plant },
+      reference: true,
+    },
   ],
 };
 

@@ -14,6 +14,7 @@ import type { ServerKind, StoreKind } from './child-protocol.js';
 import { CREATE, OPERATIONS, checkAnswers, type Contender, type Operation } from './contenders.js';
 import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
+import { observedServiceEnv, startCollectorStub } from './observed-service.js';
 import { deleteIds } from './plant-requests.js';
 import { formatPeerTargets, formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
 import { ServerProcess, STEADY_HEAP_FLAGS } from './server-process.js';
@@ -107,11 +108,14 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
     return server;
   };
   const results = new Map<Operation, ContenderSummary[]>();
+  const kinds = new Set(operations.flatMap((operation) => operation.contenders.map((contender) => contender.server)));
+  const collector = kinds.has('service-tracing') ? await startCollectorStub() : undefined;
   try {
-    for (const kind of new Set(operations.flatMap((operation) => operation.contenders.map((contender) => contender.server)))) {
+    for (const kind of kinds) {
       const processes: ServerProcess[] = [];
       servers.set(kind, processes);
-      for (let index = 0; index < plan.processes; index += 1) processes.push(await ServerProcess.start({ server: kind, store, env, nodeFlags }));
+      const kindEnv = { ...env, ...observedServiceEnv(kind, collector) };
+      for (let index = 0; index < plan.processes; index += 1) processes.push(await ServerProcess.start({ server: kind, store, env: kindEnv, nodeFlags }));
     }
     const load = async (contender: Contender, turn: number, seconds: number): Promise<MeasuredRound> => {
       const server = serverOf(contender, turn);
@@ -146,6 +150,7 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
     return results;
   } finally {
     await Promise.all([...servers.values()].flat().map((server) => server.stop()));
+    await collector?.close();
   }
 }
 

@@ -34,8 +34,8 @@ function readConfig(): AppConfig {
 async function start(config: AppConfig): Promise<PeerServer> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
   const kind = process.env[SERVER_KIND_ENV] as ServerKind | undefined;
-  if (kind === 'service') return listen(await buildApp(config, noop ? { store: new NoopPlantStore() } : {}), config);
-  if (kind !== 'baseline' && kind !== 'bare' && !isPeer(kind)) throw new Error(`${SERVER_KIND_ENV} must be one of service, baseline, bare, ${Object.keys(PEERS).join(', ')}`);
+  if (kind === 'service' || kind === 'service-metrics' || kind === 'service-tracing') return listen(await buildApp(config, noop ? { store: new NoopPlantStore() } : {}), config);
+  if (kind !== 'baseline' && kind !== 'bare' && !isPeer(kind)) throw new Error(`${SERVER_KIND_ENV} must be one of service, service-metrics, service-tracing, baseline, bare, ${Object.keys(PEERS).join(', ')}`);
   const { store, close } = noop ? { store: new NoopPlantStore(), close: async () => undefined } : mongoStore(config);
   if (isPeer(kind)) {
     const server = await PEERS[kind](config, store);
