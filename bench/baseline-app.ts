@@ -98,8 +98,8 @@ function listPlantsRoute(verifyToken: TokenVerifier, store: PlantStore) {
       next.set('after', String(last.id));
       void reply.header('link', `<${BASELINE_PATH}?${next.toString()}>; rel="next"`);
     }
-    // As the service: bigints as markers for JSON.stringify, written back as numbers by the app's onSend hook.
-    return int64Json.mark(page);
+    // As the service: bigints made writable by JSON.stringify (as markers on Node 20, written back as numbers by the app's onSend hook).
+    return int64Json.writable(page);
   };
 }
 

@@ -26,7 +26,7 @@ export function createPlantStoreClient({ url, token, fetch = globalThis.fetch }:
       httpLink({
         url: `${url.replace(/\/+$/, '')}/trpc`,
         headers: { authorization: `Bearer ${token}` },
-        transformer: { input: { serialize: (input: unknown) => int64Json.mark(refuseRoundedNumbers(input, 'input')), deserialize: int64Json.revive }, output: int64Json.transformer },
+        transformer: { input: { serialize: (input: unknown) => int64Json.writable(refuseRoundedNumbers(input, 'input')), deserialize: int64Json.revive }, output: int64Json.transformer },
         fetch: exactIntegerFetch(fetch),
       }),
     ],
@@ -46,10 +46,11 @@ function refuseRoundedNumbers(value: unknown, path: string): unknown {
 }
 
 /**
- * tRPC writes and reads JSON with JSON.stringify and JSON.parse, which cannot hold an integer
- * beyond 2^53; the transformer hands them over as markers (schemas/int64-json.ts), and this
- * fetch writes them as exact JSON numbers in bodies (as digit strings in a query's URL, where
- * the service's id parameters take them) and marks those of each answer before tRPC parses it.
+ * tRPC reads answers with JSON.parse, which rounds an integer beyond 2^53: this fetch marks those
+ * of each answer before tRPC parses them (schemas/int64-json.ts), and the transformer revives
+ * them. tRPC writes inputs with JSON.stringify, which the transformer makes exact with
+ * `JSON.rawJSON` where the runtime has it; elsewhere it hands bigints over as markers, which this
+ * fetch writes as exact JSON numbers in bodies and in a query's `input`.
  */
 function exactIntegerFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
   return async (input, init) => {
@@ -65,6 +66,6 @@ function unmarkQueryInput(input: Parameters<typeof globalThis.fetch>[0]): Parame
   const url = new URL(input);
   const query = url.searchParams.get('input');
   if (query === null || !int64Json.hasMarkers(query)) return input;
-  url.searchParams.set('input', int64Json.unmarkText(query, { asStrings: true }));
+  url.searchParams.set('input', int64Json.unmarkText(query));
   return url.toString();
 }

@@ -47,7 +47,9 @@ export const REQUEST_ID_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 
 const MONSTERA = { id: 42, name: 'Monstera', tag: 'tropical' } satisfies NewPlant;
 const FERN = { id: 7, name: 'Fern' } satisfies NewPlant;
+/** Ids beyond 2^53: a client must read and write them exactly (the schemas' descriptions say how). */
 const SNOWFLAKE = { id: 9007199254740993n, name: 'Snowflake' } satisfies NewPlant;
+const SEQUOIA = { id: 9223372036854775807n, name: 'Giant sequoia' } satisfies NewPlant;
 
 const valid = { token: 'valid' } as const;
 const asJson = { contentType: 'application/json' } as const;
@@ -106,11 +108,11 @@ export const OPERATION_EXAMPLES = {
   listPlants: {
     200: {
       name: 'firstPage',
-      summary: 'A page of plants in ascending id order; the Link header asks for the next',
+      summary: 'A page of plants in ascending id order, ids exact beyond 2^53; the Link header asks for the next',
       request: { ...valid, method: 'GET', url: '/plants?limit=2' },
-      given: [MONSTERA, FERN, SNOWFLAKE],
-      response: [FERN, MONSTERA],
-      headers: { link: '</plants?limit=2&after=42>; rel="next"' },
+      given: [FERN, SNOWFLAKE, SEQUOIA],
+      response: [FERN, SNOWFLAKE],
+      headers: { link: '</plants?limit=2&after=9007199254740993>; rel="next"' },
     },
     400: { name: 'limitTooLarge', summary: 'limit is out of range', request: { ...valid, method: 'GET', url: '/plants?limit=5000' }, response: { error: 400, message: 'limit must be an integer from 1 to 1000' } },
     401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', method: 'GET', url: '/plants' }, response: MISSING_TOKEN },
@@ -133,7 +135,7 @@ export const OPERATION_EXAMPLES = {
     503: { name: 'databaseUnavailable', summary: 'MongoDB does not answer in time', request: { ...valid, method: 'GET', url: '/plants/42' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
   },
   deletePlant: {
-    204: { name: 'deleted', summary: 'The plant is gone; the answer has no body', request: { ...valid, method: 'DELETE', url: '/plants/42' }, given: [MONSTERA] },
+    204: { name: 'deleted', summary: 'The plant is gone; the answer has no body', request: { ...valid, method: 'DELETE', url: '/plants/9007199254740993' }, given: [SNOWFLAKE] },
     400: {
       name: 'idNotInteger',
       summary: 'The id is not an int64',
@@ -142,7 +144,12 @@ export const OPERATION_EXAMPLES = {
     },
     401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', method: 'DELETE', url: '/plants/42' }, response: MISSING_TOKEN },
     403: { name: 'readOnlyToken', summary: READ_ONLY_SUMMARY, request: { ...readOnly, method: 'DELETE', url: '/plants/42' }, given: [MONSTERA], response: insufficientScope('plants:write') },
-    404: { name: 'noSuchPlant', summary: 'No plant has this id (a second delete answers this)', request: { ...valid, method: 'DELETE', url: '/plants/42' }, response: { error: 404, message: 'no plant with id 42' } },
+    404: {
+      name: 'noSuchPlant',
+      summary: 'No plant has this id (a second delete answers this)',
+      request: { ...valid, method: 'DELETE', url: '/plants/9007199254740993' },
+      response: { error: 404, message: 'no plant with id 9007199254740993' },
+    },
     500: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...valid, method: 'DELETE', url: '/plants/42' }, condition: STORE_FAILS, response: UNEXPECTED },
     503: { name: 'databaseUnavailable', summary: 'MongoDB does not answer in time', request: { ...valid, method: 'DELETE', url: '/plants/42' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
   },

@@ -1,30 +1,35 @@
 import { endOfString, JsonTextError, MAX_JSON_DEPTH, scanJsonText, type TextSpan } from './json-text.js';
 
 /**
- * int64 values across JSON, exactly, on Node 20 (which has neither `JSON.rawJSON` nor source
- * text in `JSON.parse` revivers): JSON.parse rounds integers beyond ±(2^53−1), and
+ * int64 values across JSON, exactly: JSON.parse rounds integers beyond ±(2^53−1), and
  * JSON.stringify throws on a bigint.
  *
- * So such integers travel through JSON.parse and JSON.stringify as marker strings: a NUL
- * character, a random key made at start-up, `:` and the digits. `markText` rewrites the big
- * integers of a client's JSON text as markers before it is parsed, and `revive` turns the markers
- * of the parsed value into bigints; `mark` turns bigints into markers before a value is
- * stringified, and `unmarkText` writes the markers of the text back as plain JSON numbers.
- * docs/decisions/exact-int64-over-json.md says why markers and why they cannot be forged: in
- * short, `markText` refuses client text holding a string with the marker prefix, so every
- * marker a parsed value holds was made by `markText` or `mark`.
+ * Where the runtime has `JSON.rawJSON` and revivers' source text (Node 22+, current browsers),
+ * the service uses them: `parse` reads the number tokens a double would not read exactly from
+ * their source text, and `writable` turns bigints into raw JSON numbers that any JSON.stringify
+ * writes exactly, tRPC's and trpc-to-openapi's included.
  *
- * `markText` also settles what a number token denotes, exactly, where a double would not: an
+ * What still needs a workaround is JSON text that a parser this service does not hold reads
+ * (tRPC's handler parses bodies and `input` itself, as `@trpc/client` parses answers): its
+ * integers beyond 2^53 travel through that JSON.parse as marker strings, a NUL character, a
+ * random key made at start-up, `:` and the digits. `markText` rewrites the big integers of the
+ * text as markers before it is parsed, and `revive` turns the markers of the parsed value into
+ * bigints. On Node 20, which has neither `JSON.rawJSON` nor source text, markers are the way out
+ * too: `writable` turns bigints into markers and `unmarkText` writes the markers of the text
+ * back as plain JSON numbers. docs/decisions/exact-int64-over-json.md says why markers, and why
+ * they cannot be forged: in short, `markText` refuses client text holding a string with the
+ * marker prefix, so every marker a parsed value holds was made by `markText` or `mark`.
+ *
+ * Reading a number token also settles what it denotes, exactly, where a double would not: an
  * integer (`1.0`, `1e3` and `9.007199254740993e15` are read as the integers they write) or not.
  * A token that is not an integer but that a double rounds to one (`4.9999999999999999`,
- * `1e-400`, `9007199254740991.4`) is written as `0.5` (`-0.5`): every reader (this service's
- * parser, tRPC's and trpc-to-openapi's own JSON.parse) then gets a number that is not an
- * integer, as the client wrote, and every integer field refuses it in its own words ("id must be
- * an integer"). Only the fact that it is not an integer survives; no field of the interface takes
- * fractions, and a marker would have had to become some other odd value on the way in.
+ * `1e-400`, `9007199254740991.4`) is read (and rewritten, for other parsers) as `0.5` (`-0.5`):
+ * every reader then gets a number that is not an integer, as the client wrote, and every integer
+ * field refuses it in its own words ("id must be an integer"). Only the fact that it is not an
+ * integer survives; no field of the interface takes fractions.
  *
- * Text that needs neither is parsed and written as it is: an ordinary body pays for one scan
- * (schemas/json-text.ts, which also bounds nesting), not a second parse.
+ * Text that needs neither is parsed as it is: an ordinary body pays for one scan
+ * (schemas/json-text.ts, which also bounds nesting and finds NULs), on every runtime.
  */
 export interface Int64Json {
   /**
@@ -42,24 +47,43 @@ export interface Int64Json {
   markValidText: (text: string) => string;
   /** A value parsed from marked text with each marker turned into its bigint (in place). */
   revive: (value: unknown) => unknown;
-  /** A value with each bigint turned into a marker; the value itself when it holds none. */
+  /**
+   * A value with each bigint turned into a marker; the value itself when it holds none. For a
+   * value whose JSON text a parser this service does not hold reads back, before `revive`.
+   */
   mark: (value: unknown) => unknown;
-  /** JSON text with each marker written back as the JSON number it stands for (as a JSON string of its digits, with `asStrings`). */
-  unmarkText: (text: string, options?: { asStrings?: boolean }) => string;
+  /**
+   * A value with each bigint made writable by any JSON.stringify, exactly: a raw JSON number
+   * where the runtime has `JSON.rawJSON`, else a marker, which `unmarkText` then writes back as a
+   * number in the text (see `writesMarkers`). The value itself when it holds no bigint.
+   */
+  writable: (value: unknown) => unknown;
+  /** Whether `writable` writes markers (no `JSON.rawJSON` here): only then can an answer's text hold one. */
+  writesMarkers: boolean;
+  /** JSON text with each marker written back as the JSON number it stands for. */
+  unmarkText: (text: string) => string;
   /** Whether JSON text holds markers (cheap: a substring test). */
   hasMarkers: (text: string) => boolean;
   /** Whether text (a decoded query parameter, say) holds the marker prefix: NUL, the key and `:`. See `reservedTextError`. */
   holdsMarkerPrefix: (text: string) => boolean;
   /**
-   * `JSON.parse` (or `parser`), exact for every integer, refusing what `markText` refuses. A
-   * parse error quotes the client's text.
+   * `JSON.parse` (or `parser`, which must hand its reviver to JSON.parse), exact for every
+   * integer, refusing what `markText` refuses. A parse error quotes the client's text.
    */
-  parse: (text: string, parser?: (text: string) => unknown) => unknown;
+  parse: (text: string, parser?: JsonParser) => unknown;
   /** `JSON.stringify`, writing bigints as JSON numbers. */
   stringify: (value: unknown) => string;
   /** The same, as a tRPC data transformer: both ends of /trpc use it. */
   transformer: { serialize: (value: unknown) => unknown; deserialize: (value: unknown) => unknown };
 }
+
+/** A JSON parser that hands `reviver` to JSON.parse, as JSON.parse and secure-json-parse do. */
+export type JsonParser = (text: string, reviver?: JsonReviver) => unknown;
+/** A JSON.parse reviver; where the runtime has it, `context.source` is a primitive's source text. */
+type JsonReviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
+
+/** `JSON.rawJSON` where the runtime has it (with it come revivers' source text); feature-detected. */
+const nativeRawJson = (JSON as { rawJSON?: (text: string) => object }).rawJSON;
 
 /** Past 20 digits an integer is beyond int64: it is left to JSON.parse, and the schema refuses its double. */
 const MAX_DIGITS = 20;
@@ -70,26 +94,38 @@ const MARKED_DIGITS = /^-?\d{1,20}$/;
 /** The refusal of client text that holds the marker prefix, which only a client that learned the key could write. */
 export const reservedTextError = () => new JsonTextError('holds a string the service reserves: a NUL character followed by its internal int64 marker');
 
-export function createInt64Json(key: string = randomKey()): Int64Json {
+export interface Int64JsonOptions {
+  /** The marker key; random by default. */
+  key?: string;
+  /** Work with markers alone, as on a runtime without `JSON.rawJSON` (so that path can be tested anywhere). */
+  markersOnly?: boolean;
+}
+
+export function createInt64Json({ key = randomKey(), markersOnly = false }: Int64JsonOptions = {}): Int64Json {
+  const rawJson = markersOnly ? undefined : nativeRawJson;
   const prefix = `\u0000${key}:`;
   const textPrefix = `\\u0000${key}:`;
   const markerInText = new RegExp(`"\\\\u0000${key}:(-?\\d+)"`, 'g');
 
   /** A token's replacement for every parser: a marker, `0.5` for an inexact non-integer; undefined to keep it. */
   const replacementOf = (token: string): string | undefined => {
-    const value = exactValue(token);
-    if (typeof value === 'bigint') return value > MAX_SAFE || value < -MAX_SAFE ? `"${textPrefix}${value}"` : undefined;
-    if (value === NOT_AN_INTEGER && Number.isInteger(Number(token))) return token.startsWith('-') ? '-0.5' : '0.5';
-    return undefined;
+    const reading = exactReading(token);
+    return typeof reading === 'bigint' ? `"${textPrefix}${reading}"` : reading?.toString();
   };
 
-  const markText = (text: string): string => {
+  /** The number tokens of the text that JSON.parse may not read exactly; throws for text nested too deeply or holding the marker prefix. */
+  const numbersToRead = (text: string): TextSpan[] | undefined => {
     const findings = scanJsonText(text);
-    if (findings === undefined) return text;
+    if (findings === undefined) return undefined;
     for (const start of findings.nulStrings) {
       if (decodedString(text, start)?.includes(prefix) === true) throw reservedTextError();
     }
-    return findings.numbers.length === 0 ? text : rewrite(text, findings.numbers, replacementOf);
+    return findings.numbers.length === 0 ? undefined : findings.numbers;
+  };
+
+  const markText = (text: string): string => {
+    const numbers = numbersToRead(text);
+    return numbers === undefined ? text : rewrite(text, numbers, replacementOf);
   };
 
   const markValidText = (text: string): string => {
@@ -124,23 +160,13 @@ export function createInt64Json(key: string = randomKey()): Int64Json {
     return value;
   };
 
-  /**
-   * Recursive, but bounded: it descends only into arrays and objects that hold a bigint, and
-   * refuses a value nested deeper than MAX_JSON_DEPTH (or cyclic). A client's value reaches it
-   * only from text that `markText` has bounded; the service's own answers are shallow.
-   */
-  const mark = (value: unknown, depth = 0): unknown => {
-    if (typeof value === 'bigint') return `${prefix}${value}`;
-    if (!isContainer(value) || !holdsBigint(value, depth + 1)) return value;
-    if (Array.isArray(value)) return value.map((item: unknown) => mark(item, depth + 1));
-    // Only plain data reaches JSON; defineProperty-style entries keep a "__proto__" key a key.
-    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, mark(item, depth + 1)]));
-  };
+  const toMarker = (value: bigint): string => `${prefix}${value}`;
+  const toWritable = rawJson === undefined ? toMarker : (value: bigint): unknown => rawJson(value.toString());
 
-  const unmarkText = (text: string, { asStrings = false } = {}): string =>
-    text.includes(textPrefix) ? text.replace(markerInText, asStrings ? '"$1"' : '$1') : text;
+  const unmarkText = (text: string): string => (text.includes(textPrefix) ? text.replace(markerInText, '$1') : text);
 
-  const parse = (text: string, parser: (text: string) => unknown = JSON.parse): unknown => {
+  /** Parsed with markers, for a runtime without revivers' source text. */
+  const parseMarked = (text: string, parser: JsonParser): unknown => {
     const marked = markText(text);
     if (marked === text) return parser(text);
     let parsed: unknown;
@@ -154,22 +180,59 @@ export function createInt64Json(key: string = randomKey()): Int64Json {
     return revive(parsed);
   };
 
+  /** Parsed with a reviver that reads the numbers JSON.parse would not read exactly from their source text. */
+  const parseFromSource = (text: string, parser: JsonParser): unknown => (numbersToRead(text) === undefined ? parser(text) : parser(text, readExactly));
+
   return {
     markText,
     markValidText,
     revive,
-    mark: (value) => mark(value),
+    mark: (value) => withBigints(value, toMarker),
+    writable: (value) => withBigints(value, toWritable),
+    writesMarkers: rawJson === undefined,
     unmarkText,
     hasMarkers: (text) => text.includes(textPrefix),
     holdsMarkerPrefix: (text) => text.includes(prefix),
-    parse,
-    stringify: (value) => unmarkText(JSON.stringify(mark(value))),
-    transformer: { serialize: (value) => mark(value), deserialize: revive },
+    parse: rawJson === undefined ? (text, parser = JSON.parse) => parseMarked(text, parser) : (text, parser = JSON.parse) => parseFromSource(text, parser),
+    stringify: rawJson === undefined ? (value) => unmarkText(JSON.stringify(withBigints(value, toMarker))) : (value) => JSON.stringify(withBigints(value, toWritable)),
+    transformer: { serialize: (value) => withBigints(value, toWritable), deserialize: revive },
   };
 }
 
 /** The service's and the typed client's one instance. */
 export const int64Json = createInt64Json();
+
+/** A reviver (for a runtime with source text) that reads each number a double would not read exactly as `exactReading` says. */
+function readExactly(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number' || context?.source === undefined) return value;
+  return exactReading(context.source) ?? value;
+}
+
+/**
+ * What a reader must take a number token for where JSON.parse reads it otherwise: the bigint of
+ * an integer beyond ±(2^53−1), or ±0.5 for a token that is not an integer but that a double
+ * rounds to one; undefined where JSON.parse reads it right.
+ */
+function exactReading(token: string): bigint | number | undefined {
+  const value = exactValue(token);
+  if (typeof value === 'bigint') return value > MAX_SAFE || value < -MAX_SAFE ? value : undefined;
+  if (value === NOT_AN_INTEGER && Number.isInteger(Number(token))) return token.startsWith('-') ? -0.5 : 0.5;
+  return undefined;
+}
+
+/**
+ * The value with each bigint replaced by `convert(bigint)`; the value itself when it holds none.
+ * Recursive, but bounded: it descends only into arrays and objects that hold a bigint, and
+ * refuses a value nested deeper than MAX_JSON_DEPTH (or cyclic). A client's value reaches it
+ * only from text that the scan has bounded; the service's own answers are shallow.
+ */
+function withBigints(value: unknown, convert: (value: bigint) => unknown, depth = 0): unknown {
+  if (typeof value === 'bigint') return convert(value);
+  if (!isContainer(value) || !holdsBigint(value, depth + 1)) return value;
+  if (Array.isArray(value)) return value.map((item: unknown) => withBigints(item, convert, depth + 1));
+  // Only plain data reaches JSON; defineProperty-style entries keep a "__proto__" key a key.
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withBigints(item, convert, depth + 1)]));
+}
 
 const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null;
 

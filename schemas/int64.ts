@@ -47,28 +47,35 @@ export function int64Problem(name: string, value: unknown): string {
   );
 }
 
+/** How a JavaScript client keeps an int64 beyond ±(2^53−1) exact, for every description of one. */
+const EXACT_IN_JAVASCRIPT =
+  "JavaScript's JSON.parse rounds such a value (9007199254740993 becomes 9007199254740992, another id): " +
+  'use lossless-json, or JSON.parse with a reviver that reads context.source (Node.js 22+, current browsers)';
+
 /**
  * An int64 field of a JSON body: a JSON integer, never a string. Its OpenAPI form is
  * `type: integer, format: int64`; server/openapi/document.ts adds the exact bounds, which
- * zod's JSON Schema output cannot hold.
+ * zod's JSON Schema output cannot hold. Its description says how to keep it exact.
  */
 export function int64Field(name: string, meta: { description: string; examples: Int64[] }) {
+  const description = `${meta.description}: an int64, written as a plain JSON number. Values beyond ±(2^53−1) need a JSON parser that keeps big integers; ${EXACT_IN_JAVASCRIPT}.`;
   return z
     .custom<Int64>(isInt64, { error: (issue) => int64Problem(name, issue.input) })
-    .meta({ ...meta, override: { type: 'integer', format: 'int64' } });
+    .meta({ ...meta, description, override: { type: 'integer', format: 'int64' } });
 }
 
 /**
  * An int64 path or query parameter. Over HTTP such parameters are text, so digits are taken
  * ("42", exactly at any size), and so is a number or bigint (tRPC, in process). The value
- * handed on is an `Int64`.
+ * handed on is an `Int64`. Its description says how to keep it exact.
  */
 export function int64Parameter(name: string, description: string) {
+  const exactly = `${description}: an int64, as its decimal digits. Values beyond ±(2^53−1) need a JSON parser that keeps big integers where the id is read from an answer; ${EXACT_IN_JAVASCRIPT}. Send the digits as read, never a rounded number.`;
   return z
     .custom<Int64 | string>((value) => toInt64(value) !== undefined, {
       // Text that is not an int64's digits: the range says what would be.
       error: (issue) => (typeof issue.input === 'string' ? outOfRange(name) : int64Problem(name, issue.input)),
     })
-    .meta({ description, override: { type: 'integer', format: 'int64' } })
+    .meta({ description: exactly, override: { type: 'integer', format: 'int64' } })
     .transform((value) => toInt64(value) as Int64);
 }

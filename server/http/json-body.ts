@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { int64Json } from '../../schemas/int64-json.js';
+import { int64Json, type JsonParser } from '../../schemas/int64-json.js';
 import { JsonTextError } from '../../schemas/json-text.js';
 import { httpError } from '../errors/http-error.js';
 import { readBodyText, type BodyStream } from './body-text.js';
@@ -33,9 +33,7 @@ function parseJsonBody(body: string): [Error | null, unknown?] {
   }
 }
 
-function parseSecurely(text: string): unknown {
-  return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-}
+const parseSecurely: JsonParser = (text, reviver) => secureJson.parse(text, reviver, { protoAction: 'error', constructorAction: 'error' });
 
 /** What was wrong with a body that did not parse, worked out only when one fails. */
 function describeParseFailure(body: string, error: unknown): string {

@@ -79,8 +79,8 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   document.security = [{ bearerAuth: [] }];
   addNewPlantWebhook(document);
   addInt64Bounds(document);
-  // The bounds and example ids are bigints: as markers, they are written out as exact JSON numbers.
-  return int64Json.mark(document) as OpenAPIObject;
+  // The bounds and example ids are bigints: made writable, they are written out as exact JSON numbers.
+  return int64Json.writable(document) as OpenAPIObject;
 }
 
 /** The bearer scheme: static tokens and JWT access tokens alike; `/docs` asks for one under Authorize. */

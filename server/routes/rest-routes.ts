@@ -16,8 +16,8 @@ import { openApiOperations, type OpenApiOperation } from './openapi-operations.j
  * its node-http handler behind server/fast-path, or its own Fastify plugin (FAST_PATH=off).
  * Errors are rethrown from `onError`, so the app's error handler, which shapes every failure,
  * answers them with the interface's `Error` body. trpc-to-openapi writes outputs with
- * JSON.stringify, so their int64 values go to it as markers (schemas/int64-json.ts) that the
- * app writes back as exact JSON numbers when it sends the answer.
+ * JSON.stringify, so their int64 values go to it made writable (schemas/int64-json.ts): raw JSON
+ * numbers, or on Node 20 markers that the app writes back as exact JSON numbers as it sends the answer.
  *
  * The paths and methods of the operations go to `routeMethods`: the catch-all that serves them
  * serves every path, so only they tell a 405 from a 404.
@@ -55,9 +55,10 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       };
     });
     if (fastPath) {
-      registerFastRestRoutes(rest, { router, createContext, onError, responseMeta, operations, mapOutput: int64Json.mark });
+      registerFastRestRoutes(rest, { router, createContext, onError, responseMeta, operations, mapOutput: int64Json.writable });
     } else {
-      // The plugin re-stringifies the body to build a fetch Request, so bigints go to it as markers too.
+      // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
+      // the parsed body to the caller, which revives it: bigints go to it as markers.
       rest.addHook('preHandler', (request, _reply, done) => {
         request.body = int64Json.mark(request.body);
         done(markerPrefixInQuery(request));
@@ -143,12 +144,12 @@ function markerPrefixInQuery(request: FastifyRequest): Error | undefined {
 /** A caller as tRPC builds it: each level is callable (a procedure) and indexable (a nested router). */
 type CallerLevel = ((input: unknown) => Promise<unknown>) & { readonly [key: string]: CallerLevel };
 
-/** The router, its callers taking inputs with int64 markers and giving outputs with them. */
+/** The router, its callers taking inputs with int64 markers and giving outputs made writable. */
 function withInt64Markers(router: AppRouter): AppRouter {
   const wrap = (level: CallerLevel): CallerLevel =>
     new Proxy(level, {
       get: (target, key) => (typeof key === 'string' ? wrap(target[key] as CallerLevel) : undefined),
-      apply: async (target, _this, [input]: unknown[]) => int64Json.mark(await target(int64Json.revive(input))),
+      apply: async (target, _this, [input]: unknown[]) => int64Json.writable(await target(int64Json.revive(input))),
     });
   const createCaller = (ctx: unknown) => wrap(router.createCaller(ctx as never) as unknown as CallerLevel);
   return { ...router, createCaller: createCaller as unknown as AppRouter['createCaller'] };

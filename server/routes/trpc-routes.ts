@@ -48,7 +48,9 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
           else done(...markedBody(body));
         });
       });
-      // tRPC's handler answers with a fetch Response, which the app's own int64 pass cannot read.
+      // tRPC's handler answers with a fetch Response, which the app's own int64 pass cannot read:
+      // it is sent as whole text (with a Content-Length, as the direct call's answers), its markers
+      // written back where answers can hold them (no JSON.rawJSON).
       trpc.addHook('onSend', (_request, reply, payload, done) => {
         if (!isJsonResponse(payload)) {
           done(null, payload);

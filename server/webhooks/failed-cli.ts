@@ -2,7 +2,7 @@
  * `npm run webhooks:failed`: lists the new-plant webhook deliveries given up on (after
  * WEBHOOK_MAX_ATTEMPTS, or a 410), in the MongoDB of MONGODB_URI.
  * `-- --replay` makes them pending again (same webhook-id, attempts from zero); a running
- * instance with WEBHOOK_SECRET delivers them. `-- --id msg_…` picks one delivery.
+ * instance with WEBHOOK_SECRET delivers them. `-- --id msg_…` picks one delivery; `-- --help` says so.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
@@ -12,8 +12,29 @@ import type { EventDocument } from './delivery-worker.js';
 import { listFailed, replayFailed } from './failed-events.js';
 import { loggedUrl } from './logged-url.js';
 
+const USAGE = `Usage: npm run webhooks:failed -- [--replay] [--id msg_…]
+Lists the new-plant webhook deliveries given up on, in the MongoDB of MONGODB_URI (required).
+  --replay     make them pending again: a running instance with WEBHOOK_SECRET delivers them
+  --id msg_…   only the delivery with this webhook-id
+  --help       this text`;
+
+/** Exit 2 for a command line the CLI cannot run. */
+class UsageError extends Error {}
+
+function options() {
+  try {
+    return parseArgs({ options: { replay: { type: 'boolean', default: false }, id: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } }).values;
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}; see --help`);
+  }
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { replay: { type: 'boolean', default: false }, id: { type: 'string' } } });
+  const values = options();
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const config = loadConfig(process.env);
   const { uri } = config.mongodb;
   if (uri === undefined) {
@@ -26,7 +47,7 @@ async function main(): Promise<number> {
     const failed = await listFailed(plants, values.id);
     for (const delivery of failed) {
       const when = delivery.failedAt?.toISOString() ?? '?';
-      console.log(`plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${delivery.attempts} attempts, failed ${when}: ${delivery.lastError ?? '?'}`);
+      console.log(`plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}, failed ${when}: ${delivery.lastError ?? '?'}`);
     }
     console.log(`${failed.length} failed deliver${failed.length === 1 ? 'y' : 'ies'}`);
     if (values.replay && failed.length > 0) {
@@ -43,5 +64,5 @@ try {
   process.exitCode = await main();
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : `webhooks:failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
+  process.exitCode = error instanceof UsageError ? 2 : 1;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createInt64Json, int64Json } from '../../schemas/int64-json.js';
+import { createInt64Json, int64Json, type JsonParser } from '../../schemas/int64-json.js';
 import { MAX_JSON_DEPTH } from '../../schemas/json-text.js';
 import { int64Spelling, nonIntegerSpelling } from './number-spellings.js';
 
@@ -11,95 +11,103 @@ const exact = (digits: string): number | bigint => {
 };
 
 /**
- * schemas/int64-json.ts skips its rewrite for text that cannot hold an integer beyond 2^53; every
- * integer of int64 must still come out exact, whatever its digits, sign or spelling.
+ * schemas/int64-json.ts reads text that cannot hold an integer beyond 2^53 as it is; every
+ * integer of int64 must still come out exact, whatever its digits, sign or spelling. Both ways of
+ * reading: the runtime's (source text where it has it, else markers), and markers alone, as on Node 20.
  */
-describe('int64Json.parse', () => {
-  const edges = [
-    '999999999999999', // 15 digits
-    '1000000000000000', // 16 digits, far below 2^53
-    '8999999999999999',
-    '9000000000000000',
-    '9007199254740991', // 2^53 − 1
-    '9007199254740992', // 2^53
-    '9007199254740993',
-    '9999999999999999',
-    '10000000000000000', // 17 digits
-    '10000000000000001',
-    '9223372036854775807',
-  ];
-  it.each(edges.flatMap((digits) => [digits, `-${digits}`]))('reads %s exactly, alone and inside an object', (digits) => {
-    expect(int64Json.parse(digits)).toBe(exact(digits));
-    expect(int64Json.parse(`{"id":${digits},"name":"Fern"}`)).toEqual({ id: exact(digits), name: 'Fern' });
+const WAYS = [
+  ["the runtime's way", int64Json],
+  ['markers alone', createInt64Json({ markersOnly: true })],
+] as const;
+
+describe.each(WAYS)('%s', (_way, json) => {
+  describe('parse', () => {
+    const edges = [
+      '999999999999999', // 15 digits
+      '1000000000000000', // 16 digits, far below 2^53
+      '8999999999999999',
+      '9000000000000000',
+      '9007199254740991', // 2^53 − 1
+      '9007199254740992', // 2^53
+      '9007199254740993',
+      '9999999999999999',
+      '10000000000000000', // 17 digits
+      '10000000000000001',
+      '9223372036854775807',
+    ];
+    it.each(edges.flatMap((digits) => [digits, `-${digits}`]))('reads %s exactly, alone and inside an object', (digits) => {
+      expect(json.parse(digits)).toBe(exact(digits));
+      expect(json.parse(`{"id":${digits},"name":"Fern"}`)).toEqual({ id: exact(digits), name: 'Fern' });
+    });
+
+    it('reads an integer beyond 2^53 written with a fraction or an exponent exactly', () => {
+      expect(json.parse('9007199254740993.0')).toBe(9007199254740993n);
+      expect(json.parse('9.007199254740993e15')).toBe(9007199254740993n);
+      expect(json.parse('1e17')).toBe(10n ** 17n);
+    });
+
+    it('leaves numbers in strings and non-integers as JSON.parse reads them', () => {
+      expect(json.parse('{"note":"9007199254740993","ratio":0.9007199254740993}')).toEqual({ note: '9007199254740993', ratio: 0.9007199254740993 });
+    });
   });
 
-  it('reads an integer beyond 2^53 written with a fraction or an exponent exactly', () => {
-    expect(int64Json.parse('9007199254740993.0')).toBe(9007199254740993n);
-    expect(int64Json.parse('9.007199254740993e15')).toBe(9007199254740993n);
-    expect(int64Json.parse('1e17')).toBe(10n ** 17n);
-  });
+  describe('parse: what a number token denotes, exactly', () => {
+    it.each([
+      ['1.0', 1],
+      ['1e3', 1000],
+      ['1.5e1', 15],
+      ['-2.50e1', -25],
+      ['90071992547409930e-1', 9007199254740993n],
+      ['0.9223372036854775807e19', 9223372036854775807n],
+      ['9223372036854775807.000', 9223372036854775807n],
+      ['0e-999999', 0],
+    ])('reads %s as the integer it writes', (token, value) => {
+      expect(json.parse(`{"id":${token}}`)).toEqual({ id: value });
+    });
 
-  it('leaves numbers in strings and non-integers as JSON.parse reads them', () => {
-    expect(int64Json.parse('{"note":"9007199254740993","ratio":0.9007199254740993}')).toEqual({ note: '9007199254740993', ratio: 0.9007199254740993 });
-  });
-});
-
-describe('int64Json.parse: what a number token denotes, exactly', () => {
-  it.each([
-    ['1.0', 1],
-    ['1e3', 1000],
-    ['1.5e1', 15],
-    ['-2.50e1', -25],
-    ['90071992547409930e-1', 9007199254740993n],
-    ['0.9223372036854775807e19', 9223372036854775807n],
-    ['9223372036854775807.000', 9223372036854775807n],
-    ['0e-999999', 0],
-  ])('reads %s as the integer it writes', (token, value) => {
-    expect(int64Json.parse(`{"id":${token}}`)).toEqual({ id: value });
-  });
-
-  it.each(['4.9999999999999999', '-4.9999999999999999', '1e-400', '9007199254740991.4', '77.00000000000000001', '9223372036854775807.5', '12345678901234567890123.5', '1.00000000000000000000001e5'])(
-    'reads %s, which JSON.parse rounds to an integer, as a number that is not an integer',
-    (token) => {
-      expect(Number.isInteger(JSON.parse(token))).toBe(true);
-      const { id } = int64Json.parse(`{"id":${token}}`) as { id: unknown };
-      expect(typeof id).toBe('number');
-      expect(Number.isInteger(id)).toBe(false);
-      expect(Math.sign(id as number)).toBe(token.startsWith('-') ? -1 : 1);
-    },
-  );
-
-  it('reads every int64 in every spelling exactly', () => {
-    fc.assert(
-      fc.property(int64Spelling, ({ value, text }) => {
-        expect(BigInt(int64Json.parse(text) as number | bigint)).toBe(value);
-      }),
-      { seed: 24, numRuns: 3_000 },
+    it.each(['4.9999999999999999', '-4.9999999999999999', '1e-400', '9007199254740991.4', '77.00000000000000001', '9223372036854775807.5', '12345678901234567890123.5', '1.00000000000000000000001e5'])(
+      'reads %s, which JSON.parse rounds to an integer, as a number that is not an integer',
+      (token) => {
+        expect(Number.isInteger(JSON.parse(token))).toBe(true);
+        const { id } = json.parse(`{"id":${token}}`) as { id: unknown };
+        expect(typeof id).toBe('number');
+        expect(Number.isInteger(id)).toBe(false);
+        expect(Math.sign(id as number)).toBe(token.startsWith('-') ? -1 : 1);
+      },
     );
-  });
 
-  it('reads no number that is not an integer as an integer, whatever a double makes of it', () => {
-    fc.assert(
-      fc.property(nonIntegerSpelling, (text) => {
-        const value = int64Json.parse(text);
-        expect(typeof value).toBe('number');
-        expect(Number.isInteger(value)).toBe(false);
-      }),
-      { seed: 24, numRuns: 3_000 },
-    );
-  });
+    it('reads every int64 in every spelling exactly', () => {
+      fc.assert(
+        fc.property(int64Spelling, ({ value, text }) => {
+          expect(BigInt(json.parse(text) as number | bigint)).toBe(value);
+        }),
+        { seed: 24, numRuns: 3_000 },
+      );
+    });
 
-  it('leaves an integer beyond 20 digits to JSON.parse, building no more digits than that however large its exponent', () => {
-    expect(int64Json.parse('123456789012345678901234567890')).toBe(1.2345678901234568e29);
-    expect(int64Json.parse('1e400')).toBe(Infinity);
-    expect(int64Json.parse(`1e${'9'.repeat(5_000)}`)).toBe(Infinity);
-    expect(Number.isInteger(int64Json.parse(`1e-${'9'.repeat(5_000)}`))).toBe(false);
+    it('reads no number that is not an integer as an integer, whatever a double makes of it', () => {
+      fc.assert(
+        fc.property(nonIntegerSpelling, (text) => {
+          const value = json.parse(text);
+          expect(typeof value).toBe('number');
+          expect(Number.isInteger(value)).toBe(false);
+        }),
+        { seed: 24, numRuns: 3_000 },
+      );
+    });
+
+    it('leaves an integer beyond 20 digits to JSON.parse, building no more digits than that however large its exponent', () => {
+      expect(json.parse('123456789012345678901234567890')).toBe(1.2345678901234568e29);
+      expect(json.parse('1e400')).toBe(Infinity);
+      expect(json.parse(`1e${'9'.repeat(5_000)}`)).toBe(Infinity);
+      expect(Number.isInteger(json.parse(`1e-${'9'.repeat(5_000)}`))).toBe(false);
+    });
   });
 });
 
 describe('int64 markers cannot be forged', () => {
   // An instance with a known key: a client that learned the service's key is in this position.
-  const known = createInt64Json('feedc0de');
+  const known = createInt64Json({ key: 'feedc0de' });
   const reserved = 'the JSON text holds a string the service reserves: a NUL character followed by its internal int64 marker';
 
   it.each([
@@ -148,6 +156,39 @@ describe('walks over parsed values', () => {
     let ok: unknown = [1n];
     for (let depth = 1; depth < MAX_JSON_DEPTH; depth += 1) ok = [ok];
     expect(int64Json.stringify(ok)).toBe(`${'['.repeat(MAX_JSON_DEPTH)}1${']'.repeat(MAX_JSON_DEPTH)}`);
+  });
+});
+
+/** Whether this runtime has JSON.rawJSON (and with it revivers' source text): Node 22+, not Node 20. */
+const runtimeHasRawJson = typeof (JSON as { rawJSON?: unknown }).rawJSON === 'function';
+
+describe("the runtime's JSON where it has JSON.rawJSON and source text, markers where it does not", () => {
+  const value = { id: 9223372036854775807n, page: [{ id: -9007199254740993n }, { id: 7 }] };
+  const text = '{"id":9223372036854775807,"page":[{"id":-9007199254740993},{"id":7}]}';
+
+  it('writes markers exactly where the runtime has no JSON.rawJSON', () => {
+    expect(int64Json.writesMarkers).toBe(!runtimeHasRawJson);
+    expect(createInt64Json({ markersOnly: true }).writesMarkers).toBe(true);
+  });
+
+  it.each(WAYS)('%s: any JSON.stringify writes writable values exactly, once unmarkText has run where markers are written', (_way, json) => {
+    for (const writable of [json.writable(value), json.transformer.serialize(value)]) {
+      const written = JSON.stringify(writable);
+      expect(json.writesMarkers ? json.unmarkText(written) : written).toBe(text);
+    }
+    expect(json.stringify(value)).toBe(text);
+    expect(json.writable({ id: 7 })).toStrictEqual({ id: 7 });
+  });
+
+  it("parse hands the parser the client's own text where the runtime has source text, else the text with markers", () => {
+    const seen: string[] = [];
+    const parser: JsonParser = (text, reviver) => {
+      seen.push(text);
+      return JSON.parse(text, reviver) as unknown;
+    };
+    expect(int64Json.parse(text, parser)).toStrictEqual(value);
+    expect(seen.length).toBe(1);
+    expect(seen[0] === text).toBe(runtimeHasRawJson);
   });
 });
 

@@ -177,3 +177,38 @@ describe('the paths of the whole Plant Store (../shared/spec/plant-store-full.op
     expect(ourPlant.required.sort()).toEqual([...specPlant.required, 'id'].sort());
   });
 });
+
+describe('int64 ids', () => {
+  /** Every int64 in the document as served: schemas by their place, parameters by their operation and name, with what describes them. */
+  function int64Descriptions(document: OpenApiDocument): Map<string, unknown> {
+    const found = new Map<string, unknown>();
+    const visit = (node: unknown, place: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const record = node as Record<string, unknown>;
+      const schema = record.schema as Record<string, unknown> | undefined;
+      if (typeof record.in === 'string' && schema?.format === 'int64') found.set(`${place} (${record.in} parameter ${String(record.name)})`, record.description);
+      else if (record.format === 'int64') found.set(place, record.description);
+      for (const [key, value] of Object.entries(record)) visit(value, `${place}/${key}`);
+    };
+    visit(document, '#');
+    return found;
+  }
+
+  it('every one, in the schemas and the parameters, says that values beyond 2^53 need a JSON parser that keeps big integers, and how in JavaScript', async () => {
+    const descriptions = int64Descriptions(await fetchDocument(app));
+    const places = [...descriptions.keys()];
+    for (const expected of [
+      /^#\/components\/schemas\/NewPlant\/properties\/id$/,
+      /^#\/components\/schemas\/StoredPlant\/properties\/id$/,
+      /^#\/paths\/\/plants\/get\/parameters\/\d+ \(query parameter after\)$/,
+      /^#\/paths\/\/plants\/\{id\}\/get\/parameters\/\d+ \(path parameter id\)$/,
+      /^#\/paths\/\/plants\/\{id\}\/delete\/parameters\/\d+ \(path parameter id\)$/,
+    ]) {
+      expect(places.some((place) => expected.test(place)), `${String(expected)} among ${places.join(', ')}`).toBe(true);
+    }
+    for (const [place, description] of descriptions) {
+      expect(description, place).toMatch(/beyond ±\(2\^53−1\) .*need a JSON parser that keeps big integers/);
+      expect(description, place).toMatch(/lossless-json, or JSON\.parse with a reviver that reads context\.source/);
+    }
+  });
+});

@@ -125,6 +125,29 @@ describe.each(Object.entries(OPERATION_EXAMPLES))('%s', (operationId, examples: 
   });
 });
 
+describe('ids beyond 2^53 in the examples', () => {
+  const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+  const isBig = (value: bigint) => value > MAX_SAFE || value < -MAX_SAFE;
+  /** Whether an example holds an id beyond 2^53, read exactly: a plant's `id`, or the id of a request's path or query (in its words). */
+  const holdsBigId = (node: unknown): boolean => {
+    if (typeof node === 'string') return [...node.matchAll(/(?:\/plants\/|after=)(-?\d+)/g)].some(([, digits = '']) => isBig(BigInt(digits)));
+    if (typeof node !== 'object' || node === null) return false;
+    const { id } = node as { id?: unknown };
+    return (typeof id === 'bigint' && isBig(id)) || Object.values(node).some(holdsBigId);
+  };
+
+  it.each(Object.keys(OPERATION_EXAMPLES))('%s shows one, in a request or an answer the tests send and compare', (operationId) => {
+    const operation = operations.get(operationId);
+    const requestExamples = Object.values(operation?.requestBody?.content['application/json']?.examples ?? {});
+    const responses = Object.values(operation?.responses ?? {});
+    const shown = [
+      ...requestExamples.map((example) => example.value),
+      ...responses.flatMap((response) => [response.description, ...Object.values(response.content?.['application/json']?.examples ?? {})]),
+    ];
+    expect(shown.some(holdsBigId)).toBe(true);
+  });
+});
+
 describe('requests offered to try out on POST /plants', () => {
   it('offer the short JSON requests of the examples', () => {
     const offered = operations.get('createPlant')?.requestBody?.content['application/json']?.examples ?? {};

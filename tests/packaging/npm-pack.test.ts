@@ -1,35 +1,25 @@
 // The package a separate TypeScript app installs: `npm pack` of this project, installed in a fresh
 // app, whose README snippets (read from README.md, so the docs cannot drift) compile and run.
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testMongoUri, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { documentedOutput, readmeBlocks } from '../helpers/readme.js';
 import { PROJECT_ROOT, run, runToEnd } from './helpers/processes.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 /** What an app using the package must not get: the embedded MongoDB, the build and test tools. */
 const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', 'playwright-core', 'fast-check', 'eslint'];
 
-/** The README's TypeScript snippets, in order. */
-function readmeSnippets(): string[] {
-  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-  // ```ts blocks are whole programs on the package; a fragment for another system (a webhook receiver) is fenced ```typescript.
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-}
-
-/** What a snippet says it prints: the comments after its console.log calls, in order. */
-function documentedOutput(snippet: string): string[] {
-  return [...snippet.matchAll(/console\.log\(.*\);\s*\/\/ (.*)$/gm)].map((match) => match[1] ?? '');
-}
 
 /** The version of a package installed here, so the app's install is served from the npm cache. */
 const versionHere = (name: string) => (createRequire(join(PROJECT_ROOT, 'package.json'))(`${name}/package.json`) as { version: string }).version;
 
 describe('the packed package, in a TypeScript app of its own', () => {
-  const snippets = readmeSnippets();
+  // ```ts blocks are whole programs on this package; programs of other stacks (REST clients, webhook receivers) are fenced ```typescript.
+  const snippets = readmeBlocks('ts');
   let app = '';
   let packedFiles: string[] = [];
   let service: TestApp | undefined;

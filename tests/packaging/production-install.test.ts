@@ -1,11 +1,12 @@
 // The two-stage production install the README describes: `dist/` built in the development tree,
 // then a second copy with only the production dependencies, started with `node dist/server/main.js`.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
+import { readmeText } from '../helpers/readme.js';
 import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd } from './helpers/processes.js';
 
 const TOKEN = 'production-token';
@@ -15,7 +16,7 @@ const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 
 /** The production install command of README's Production section, as its arguments after `npm`. */
 function readmeProductionInstall(): string[] {
-  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const readme = readmeText();
   const section = readme.slice(readme.indexOf('## Production'));
   const command = /npm (ci --omit=dev[^\n]*)/.exec(section)?.[1];
   if (command === undefined) throw new Error('README.md has no npm ci --omit=dev in its Production section');

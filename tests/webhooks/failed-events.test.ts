@@ -24,19 +24,21 @@ async function runCli(mongoUri: string, args: string[] = []): Promise<{ code: nu
 
 describe('npm run webhooks:failed', () => {
   it('lists the deliveries given up on, and --replay sends them again with the same webhook-id', async () => {
-    hooks.receiver.respond = () => 500;
+    // Fern's receiver keeps failing; Ivy's answers 410 Gone, given up on after one attempt.
+    hooks.receiver.respond = (request) => (request.body.includes('"Ivy"') ? 410 : 500);
     const uri = testMongoUri();
     const { app, plants } = await hooks.startApp({ env: webhookEnv([hooks.receiver.url()], SECRET, { MONGODB_URI: uri, WEBHOOK_MAX_ATTEMPTS: '2' }) });
     await postPlant(app, { id: 7, name: 'Fern' });
     await postPlant(app, { id: 8, name: 'Ivy' });
     const failed = await waitForEvent(plants, 7, allIn('failed'));
-    await waitForEvent(plants, 8, allIn('failed'));
+    const gone = await waitForEvent(plants, 8, allIn('failed'));
     const webhookId = failed.deliveries[0]?.id ?? '';
 
     const listed = await runCli(uri);
     expect(listed.code).toBe(0);
     expect(listed.output).toContain(`plant 7  ${webhookId}  ${hooks.receiver.url()}  2 attempts, failed `);
     expect(listed.output).toMatch(/: HTTP 500\n/);
+    expect(listed.output).toContain(`plant 8  ${gone.deliveries[0]?.id ?? ''}  ${hooks.receiver.url()}  1 attempt, failed `);
     expect(listed.output).toContain('2 failed deliveries');
 
     hooks.receiver.respond = () => 200;
@@ -50,6 +52,19 @@ describe('npm run webhooks:failed', () => {
     expect(sent[2]?.verifyError).toBeUndefined();
     // The other one was not picked.
     expect((await runCli(uri)).output).toContain('1 failed delivery');
+  });
+
+  it('prints its usage with --help, and exits 0 without touching MongoDB', async () => {
+    const help = await runCli('', ['--help']);
+    expect(help).toStrictEqual({ code: 0, output: expect.stringMatching(/^Usage: npm run webhooks:failed -- \[--replay\] \[--id msg_…\]\n/) as unknown });
+    expect(help.output).toContain('MONGODB_URI');
+  });
+
+  it('refuses an unknown option, pointing to --help', async () => {
+    const child = await runCli('', ['--bogus']);
+    expect(child.code).toBe(2);
+    expect(child.output).toContain("Unknown option '--bogus'");
+    expect(child.output).toContain('--help');
   });
 
   it('says what it needs without MONGODB_URI', async () => {
