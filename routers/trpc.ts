@@ -5,17 +5,17 @@
  * 2. procedures: `publicProcedure` and `protectedProcedure` (bearer token required).
  */
 import { initTRPC, TRPCError } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import { int64Json } from '../schemas/int64-json.js';
 import { AuthError, type Context } from './context.js';
 import { publicMessage } from './error-messages.js';
 import { PlantConflictError, PlantNotFoundError, StoreUnavailableError } from './plant-store.js';
+import type { ProcedureMeta } from './procedure-meta.js';
 
 // 1. Initialisation ----------------------------------------------------------------------
 
 const trpc = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
+  .meta<ProcedureMeta>()
   .create({
     // Stack traces stay in the logs, in every mode.
     isDev: false,
