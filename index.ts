@@ -6,7 +6,7 @@
  */
 export { appRouter, createCaller, type AppRouter } from './routers/app.js';
 export { createContextFactory, type Context } from './routers/context.js';
-export { createPlantStoreClient, type PlantStoreClientOptions } from './client/create-client.js';
+export { createPlantStoreClient, exactIntegerFetch, int64Transformer, trpcUrl, type PlantStoreClientOptions } from './client/index.js';
 export { buildApp, createAppCaller, type AppConfig } from './server/app.js';
 export { loadConfig, type Config } from './server/config.js';
 export { createTokenVerifier } from './server/auth/bearer-tokens.js';
