@@ -1,6 +1,7 @@
 /**
  * What TypeScript apps import from the plant store:
- * - over HTTP: `createPlantStoreClient({ url, token })` (also at `plant-store/client`, without server code);
+ * - over HTTP: `createPlantStoreClient({ url, token })` and the int64 link pieces (also at `plant-store/client`,
+ *   without server code, and as the package `@plant-store/client`);
  * - in process: `createCaller(context)` with a context from `createContextFactory`;
  * - types: `AppRouter`, `Plant`, `NewPlant`, `ErrorBody`.
  */
