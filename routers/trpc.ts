@@ -6,27 +6,18 @@
  *    procedure's scope, declared once in its meta).
  */
 import { initTRPC, TRPCError } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import { int64Json } from '../schemas/int64-json.js';
 import { admit, AuthError, type AuthResult, type Scope } from './auth.js';
 import type { Context } from './context.js';
 import { publicMessage } from './error-messages.js';
 import { PlantConflictError, PlantNotFoundError, StoreUnavailableError } from './plant-store.js';
+import type { ProcedureMeta } from './procedure-meta.js';
 
 // 1. Initialisation ----------------------------------------------------------------------
 
-/**
- * A procedure's meta: its REST operation (trpc-to-openapi) and, for a protected procedure, the
- * scope a token must grant to call it. The middleware below and the OpenAPI document both read
- * `scope` from here.
- */
-export interface ApiMeta extends OpenApiMeta {
-  scope?: Scope;
-}
-
 const trpc = initTRPC
   .context<Context>()
-  .meta<ApiMeta>()
+  .meta<ProcedureMeta>()
   .create({
     // Stack traces stay in the logs, in every mode.
     isDev: false,

@@ -15,6 +15,6 @@ it('exports the router, createCaller, the context factory, the client helper and
   );
 });
 
-it('exports the client helper alone at plant-store/client, without server code', () => {
-  expect(importNames('plant-store/client')).toEqual(['createPlantStoreClient']);
+it('exports the client and its int64 link pieces alone at plant-store/client, without server code', () => {
+  expect(importNames('plant-store/client')).toEqual(['createPlantStoreClient', 'exactIntegerFetch', 'int64Transformer', 'trpcUrl']);
 });

@@ -3,7 +3,7 @@ import type { AnyTRPCProcedure } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Scope } from '../../routers/auth.js';
-import type { ApiMeta } from '../../routers/trpc.js';
+import type { ProcedureMeta } from '../../routers/procedure-meta.js';
 import { ErrorSchema } from '../../schemas/error.js';
 import { HTTP_LAYER_EXAMPLES, MORE_CREATE_PLANT_REQUESTS, OPERATION_EXAMPLES } from '../../schemas/examples.js';
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
@@ -98,7 +98,7 @@ function scopesOf(router: AppRouter): Map<string, Scope | undefined> {
   const procedures = Object.values(router._def.procedures as Record<string, AnyTRPCProcedure>);
   return new Map(
     procedures.flatMap((procedure) => {
-      const meta = procedure._def.meta as ApiMeta | undefined;
+      const meta = procedure._def.meta as ProcedureMeta | undefined;
       const operationId = meta?.openapi?.operationId;
       return operationId === undefined ? [] : [[operationId, meta?.scope] as const];
     }),

@@ -1,0 +1,112 @@
+// The client package's pieces against a listening app, through the real @trpc/client: ids come
+// back as one type, exact at any size; a rounded number is refused on the client in the service's
+// error shape; and an app's own links (httpBatchLink, loggerLink) keep ids exact with them.
+import { createTRPCClient, httpBatchLink, httpLink, loggerLink, TRPCClientError } from '@trpc/client';
+import { beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { createPlantStoreClient, exactIntegerFetch, int64Transformer, trpcUrl, type AppRouter } from '../../client/index.js';
+import { TEST_TOKEN, useListeningTestApp } from '../helpers/app.js';
+
+const BEYOND_2_53 = 9007199254740993n;
+const INT64_MAX = 2n ** 63n - 1n;
+const service = useListeningTestApp();
+beforeEach(async () => {
+  await service.testApp.plants.deleteMany({});
+});
+
+/** A fetch that counts the requests it sends. */
+function countingFetch() {
+  const urls: string[] = [];
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    urls.push(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    return globalThis.fetch(input, init);
+  };
+  return { fetch, urls };
+}
+
+async function rejectionOf(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    () => {
+      throw new Error('the call succeeded');
+    },
+    (reason: unknown) => reason,
+  );
+}
+
+describe('createPlantStoreClient', () => {
+  const client = () => createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
+
+  it('answers every id as a bigint, small or beyond 2^53, in create, get and list alike', async () => {
+    await client().createPlant.mutate({ id: 7, name: 'Fern' });
+    await client().createPlant.mutate({ id: BEYOND_2_53, name: 'Monstera' });
+    const page = await client().listPlants.query({});
+    expect(page).toStrictEqual([
+      { id: 7n, name: 'Fern' },
+      { id: BEYOND_2_53, name: 'Monstera' },
+    ]);
+    expect(await client().getPlant.query({ id: 7 })).toStrictEqual({ id: 7n, name: 'Fern' });
+    expect(await client().getPlant.query({ id: BEYOND_2_53 })).toStrictEqual({ id: BEYOND_2_53, name: 'Monstera' });
+    expectTypeOf<(typeof page)[number]['id']>().toEqualTypeOf<bigint>();
+    expectTypeOf<Awaited<ReturnType<ReturnType<typeof client>['getPlant']['query']>>['id']>().toEqualTypeOf<bigint>();
+  });
+
+  it('refuses a number beyond 2^53 before sending it, with the BAD_REQUEST shape of the service', async () => {
+    const { fetch, urls } = countingFetch();
+    const store = createPlantStoreClient({ url: service.url, token: TEST_TOKEN, fetch });
+    const error = await rejectionOf(store.createPlant.mutate({ id: 2 ** 53 + 2, name: 'Rounded' }));
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect(error).toMatchObject({ data: { code: 'BAD_REQUEST', httpStatus: 400 } });
+    expect((error as Error).message).toMatch(/^id must be an integer from .* exactly: 9007199254740994 is a JavaScript number beyond ±\(2\^53−1\), which is rounded; pass it as a bigint/);
+    const inQuery = await rejectionOf(store.getPlant.query({ id: 2 ** 60 }));
+    expect(inQuery).toMatchObject({ data: { code: 'BAD_REQUEST', httpStatus: 400 } });
+    expect(urls).toStrictEqual([]);
+    // The service's own refusal of an invalid id has the same shape.
+    const served = await rejectionOf(store.getPlant.query({ id: 'x' }));
+    expect(served).toMatchObject({ data: { code: 'BAD_REQUEST', httpStatus: 400 } });
+  });
+});
+
+describe('links an app composes with int64Transformer and exactIntegerFetch', () => {
+  it('httpBatchLink with loggerLink: one request for the calls made together, every id exact and a bigint', async () => {
+    const { fetch, urls } = countingFetch();
+    const logged: unknown[] = [];
+    const client = createTRPCClient<AppRouter>({
+      links: [
+        loggerLink({ console: { log: (...args: unknown[]) => logged.push(args), error: (...args: unknown[]) => logged.push(args) } }),
+        httpBatchLink({ url: trpcUrl(service.url), headers: { authorization: `Bearer ${TEST_TOKEN}` }, transformer: int64Transformer, fetch: exactIntegerFetch(fetch) }),
+      ],
+    });
+    const created = await Promise.all([
+      client.createPlant.mutate({ id: BEYOND_2_53, name: 'Monstera' }),
+      client.createPlant.mutate({ id: INT64_MAX, name: 'Fern' }),
+      client.createPlant.mutate({ id: 1, name: 'Basil' }),
+    ]);
+    expect(created).toStrictEqual([{ name: 'Monstera' }, { name: 'Fern' }, { name: 'Basil' }]);
+    const [one, other, page, missing] = await Promise.all([
+      client.getPlant.query({ id: BEYOND_2_53 }),
+      client.getPlant.query({ id: 1 }),
+      client.listPlants.query({ after: 1 }),
+      client.getPlant.query({ id: BEYOND_2_53 + 1n }).catch((reason: unknown) => reason),
+    ]);
+    expect(one).toStrictEqual({ id: BEYOND_2_53, name: 'Monstera' });
+    expect(other).toStrictEqual({ id: 1n, name: 'Basil' });
+    expect(page).toStrictEqual([
+      { id: BEYOND_2_53, name: 'Monstera' },
+      { id: INT64_MAX, name: 'Fern' },
+    ]);
+    expect(missing).toMatchObject({ message: `no plant with id ${BEYOND_2_53 + 1n}`, data: { code: 'NOT_FOUND', httpStatus: 404 } });
+    expect(urls).toHaveLength(2);
+    expect(urls.every((url) => url.includes('batch=1'))).toBe(true);
+    expect(logged.length).toBeGreaterThanOrEqual(14);
+  });
+
+  it('httpLink: a query with an id beyond 2^53 in its URL, and a mutation in its body', async () => {
+    const client = createTRPCClient<AppRouter>({
+      links: [httpLink({ url: trpcUrl(service.url), headers: { authorization: `Bearer ${TEST_TOKEN}` }, transformer: int64Transformer, fetch: exactIntegerFetch() })],
+    });
+    await client.createPlant.mutate({ id: BEYOND_2_53, name: 'Monstera' });
+    await client.createPlant.mutate({ id: BEYOND_2_53 - 1n, name: 'Fern' });
+    await expect(client.getPlant.query({ id: BEYOND_2_53 })).resolves.toStrictEqual({ id: BEYOND_2_53, name: 'Monstera' });
+    await expect(client.deletePlant.mutate({ id: BEYOND_2_53 })).resolves.toBeUndefined();
+    await expect(client.listPlants.query({})).resolves.toStrictEqual([{ id: BEYOND_2_53 - 1n, name: 'Fern' }]);
+  });
+});
