@@ -75,9 +75,23 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'proxy.example' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.1,,yes' }, 'TRUST_PROXY'],
+    [{ METRICS_PORT: 'ninety' }, 'METRICS_PORT'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL'],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }, 'OTEL_EXPORTER_OTLP_PROTOCOL: must be one of'],
+    [{ OTEL_TRACES_SAMPLER: 'sometimes' }, 'OTEL_TRACES_SAMPLER'],
   ])('refuses %o with a message naming the variable', (env, expected) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(expected);
+  });
+
+  it('turns metrics and tracing on only when configured', () => {
+    expect(loadConfig({})).toMatchObject({ metrics: undefined, tracing: undefined });
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' }).metrics).toStrictEqual({ host: '0.0.0.0', port: 9464 });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.2' }).metrics).toStrictEqual({ host: '10.0.0.2', port: 9464 });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toStrictEqual({ serviceName: 'plant-store' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'plants-eu' }).tracing).toStrictEqual({ serviceName: 'plants-eu' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
   });
 
   it('refuses to run in production without a way to accept callers and MONGODB_URI', () => {

@@ -24,7 +24,7 @@ const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 const DEFAULT_SERVICE_NAME = 'plant-store';
 
-const url = z.url({ error: 'must be a URL such as http://collector:4318' }).optional();
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318' }).optional();
 const oneOf = (values: readonly string[]) => z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional();
 
 /** The variables, for server/config.ts's schema. */
