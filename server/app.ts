@@ -19,6 +19,7 @@ import { RouteMethods } from './http/route-methods.js';
 import { registerDocsRoutes } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
+import { createApiFastPath } from './routes/api-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerRestRoutes } from './routes/rest-routes.js';
 import { registerTrpcRoutes, TRPC_PREFIX } from './routes/trpc-routes.js';
@@ -82,7 +83,8 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
 
   // The plant API: one router, served as REST and as tRPC, and in process (createAppCaller);
   // the failed-authentication limit guards only these routes, which need a token.
-  const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) }), fastPath: config.http.fastPath };
+  const createContext = createContextFactory({ store, verifyToken: createTokenVerifier(config.apiTokens) });
+  const api = { router: appRouter, createContext, fastPath: config.http.fastPath ? createApiFastPath(appRouter, createContext, app.log) : undefined };
   contextFactories.set(app, api.createContext);
   await app.register(async (guarded) => {
     if (config.authFailureLimit) await limitAuthFailures(guarded, config.authFailureLimit);

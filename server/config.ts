@@ -55,7 +55,7 @@ const EnvSchema = z.object({
       if (trust === undefined) context.addIssue({ code: 'custom', message: 'must be true, false, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)' });
       return trust ?? false;
     }),
-  // off: the stock tRPC and trpc-to-openapi adapters instead of server/fast-path (same answers, slower).
+  // off: the stock tRPC and trpc-to-openapi adapters instead of @plant-store/fast-path (same answers, slower).
   FAST_PATH: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on').transform((value) => value === 'on'),
   /** Unset: no limit. Else failed authentications allowed per client address per window. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().optional(),
@@ -88,7 +88,7 @@ export interface Config {
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
     trustProxy: TrustProxy;
-    /** Serve the API through server/fast-path (true) or the stock adapters (false): see server/fast-path/index.ts. */
+    /** Serve the API through @plant-store/fast-path (true) or the stock adapters (false): see packages/fast-path. */
     fastPath: boolean;
   };
   /** Off when undefined: see server/http/auth-failure-limit.ts. */

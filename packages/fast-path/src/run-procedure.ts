@@ -1,6 +1,5 @@
-import { getTRPCErrorFromUnknown, TRPCError, type AnyTRPCProcedure, type ProcedureType } from '@trpc/server';
+import { getTRPCErrorFromUnknown, TRPCError, type AnyTRPCProcedure, type AnyTRPCRouter, type ProcedureType } from '@trpc/server';
 import { getParseFn, middlewareMarker, type Parser } from '@trpc/server/unstable-core-do-not-import';
-import type { AppRouter } from '../../routers/app.js';
 
 /**
  * Runs a tRPC procedure's middleware chain (token check, input parser, output parser, resolver)
@@ -321,7 +320,7 @@ export const isThenable = (value: unknown): value is PromiseLike<unknown> => typ
 export const isObject = (value: unknown): value is object => !!value && !Array.isArray(value) && typeof value === 'object';
 
 /** The router's procedures by path, for runners that look them up per request. */
-export function proceduresOf(router: AppRouter): Map<string, AnyTRPCProcedure> {
+export function proceduresOf(router: AnyTRPCRouter): Map<string, AnyTRPCProcedure> {
   return new Map(Object.entries(router._def.procedures as Record<string, AnyTRPCProcedure>));
 }
 
