@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Abortable, Collection, CreateIndexesOptions, FindOneAndUpdateOptions, UpdateFilter, UpdateOptions } from 'mongodb';
 import type { OperationGuard } from '../db/mongo-database.js';
-import { isUnavailable } from '../plants/mongo-errors.js';
+import { isUnavailable } from '../db/mongo-errors.js';
 import { idDigits, newPlantBody, type PlantAsRead } from './event-body.js';
 import { loggedUrl } from './logged-url.js';
 import { retryDelayMs } from './retry-schedule.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db, WriteConcernSettings } from 'mongodb';
-import type { Config } from '../config.js';
 import type { OperationGuard } from '../db/mongo-database.js';
 import { DeliveryWorker, type EventDocument } from './delivery-worker.js';
+import type { WebhookConfig } from './webhook-config.js';
 
 /** What the plant store needs to record events: the URLs, and whom to tell that one was recorded. */
 export interface EventRecorder {
@@ -21,7 +21,7 @@ const FINISH_WITHIN_MS = 2_000;
  */
 export function registerWebhooks(
   app: FastifyInstance,
-  { db, guard, collection, writeConcern, config }: { db: Db; guard: OperationGuard; collection: string; writeConcern: WriteConcernSettings; config: Pick<Config, 'webhooks' | 'mongodb'> },
+  { db, guard, collection, writeConcern, config }: { db: Db; guard: OperationGuard; collection: string; writeConcern: WriteConcernSettings; config: { webhooks: WebhookConfig; mongodb: { timeoutMs: number } } },
 ): EventRecorder | undefined {
   const { secret, urls, retryBaseMs, maxAttempts, timeoutMs } = config.webhooks;
   if (secret === undefined) return undefined;

@@ -5,12 +5,12 @@
  * instance with WEBHOOK_SECRET delivers them. `-- --id msg_…` picks one delivery.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
-import { createMongoClient } from '../db/mongo-client.js';
-import { PLANTS_COLLECTION } from '../plants/mongo-plant-store.js';
-import type { EventDocument } from './delivery-worker.js';
-import { listFailed, replayFailed } from './failed-events.js';
-import { loggedUrl } from './logged-url.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createMongoClient } from './db/mongo-client.js';
+import { PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
+import type { EventDocument } from './webhooks/delivery-worker.js';
+import { listFailed, replayFailed } from './webhooks/failed-events.js';
+import { loggedUrl } from './webhooks/logged-url.js';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { replay: { type: 'boolean', default: false }, id: { type: 'string' } } });
