@@ -52,8 +52,7 @@ export const publicProcedure = trpc.procedure.use(({ next }) => next().then(with
 
 /**
  * The token check and the store-error mapping in one middleware, not `publicProcedure.use(auth)`:
- * every middleware level makes tRPC copy the call's options, a cost seen in profiles
- * (bench/README.md). A refused token is UNAUTHORIZED; store errors map as above.
+ * every middleware level makes tRPC copy the call's options, a cost seen in profiles. A refused token is UNAUTHORIZED; store errors map as above.
  */
 export const protectedProcedure = trpc.procedure.use(({ ctx, next }) => {
   if (ctx.auth.status !== 'valid') {

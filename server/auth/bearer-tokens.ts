@@ -28,7 +28,7 @@ export function bearerChallenge(result: AuthResult): string {
   return result.status === 'invalid' ? 'Bearer error="invalid_token"' : 'Bearer';
 }
 
-/** One-shot hashing: no Hash object per request (about 0.4 µs less a check than createHash, on this machine). */
+/** One-shot hashing: no Hash object per request, unlike createHash. */
 function digest(token: string): Buffer {
   return hash('sha256', token, 'buffer');
 }

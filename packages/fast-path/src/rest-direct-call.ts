@@ -40,7 +40,7 @@ const PLAIN_PATH = /^(?:\/[\w~-]+)+$/;
  *
  * Why: the handler parses the URL, finds the procedure by trying each operation's regular
  * expression, walks the input schema to switch on coercion, unwraps it and builds a caller proxy
- * on every request; together they cost more than the procedure (profile in bench/README.md).
+ * on every request; together they cost more than the procedure itself.
  *
  * The route already names the procedure: Fastify matched the operation's path, and for a plain
  * path its parameters are the path's own text, as trpc-to-openapi's regular expression reads
@@ -103,8 +103,7 @@ function operationCall<TContext>(operation: RestOperation, { createContext, onEr
     return reply.send(payload);
   };
 
-  // Not an async function, and the answer written in the runner's own `then`: 7 promises per
-  // delete, not 9 (bench/README.md).
+  // Not an async function, and the answer written in the runner's own `then`: fewer promises per call.
   return (request: FastifyRequest, reply: FastifyReply, pathname: string, search: string): Promise<FastifyReply> => {
     try {
       const contentType = request.headers['content-type'];

@@ -7,12 +7,11 @@ import { getParseFn, middlewareMarker, type Parser } from '@trpc/server/unstable
  *
  * Why: tRPC (v11) builds each middleware's options with a generic object-spread helper that
  * defines every key through `Object.defineProperty`, twice per level; that is most of the time
- * of a call (bench/README.md). A middleware here receives the same fields with the same values,
+ * of a call. A middleware here receives the same fields with the same values,
  * `next` merges `ctx`, `input` and `getRawInput` as tRPC's does, a thrown error becomes a failed
  * result the same way, and tRPC's own input, output and resolver middlewares are run as the steps
  * below: they read the level directly (no options object, no `next` closure) and wait a microtask
- * turn only where something is pending (a deletePlant call awaited by its caller made 18 promises
- * before, 8 now, the store's and the caller's await included; bench/README.md).
+ * turn only where something is pending, so a call makes fewer promises.
  * run-procedure.test.ts checks every outcome against tRPC's own call.
  */
 
