@@ -1,14 +1,20 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+/** The workspace packages from their sources (their exports' "@plant-store/source" condition), as tsconfig.json reads them. */
+const conditions = ['@plant-store/source', ...defaultServerConditions];
 
 export default defineConfig({
   test: {
     // One run, one report: the service's suites and the mongod emulator package's own suites.
     projects: [
       {
+        resolve: { conditions },
+        ssr: { resolve: { conditions } },
         test: {
           name: 'plant-store',
-          // The fast path's differential tests sit beside the files they check (server/fast-path).
-          include: ['tests/**/*.test.ts', 'server/**/*.test.ts'],
+          // The fast path's differential tests sit beside the files they check (packages/fast-path/src).
+          include: ['tests/**/*.test.ts', 'packages/fast-path/src/**/*.test.ts'],
           // One MongoDB for the whole run, chosen by server/db/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
           globalSetup: ['tests/setup/mongodb.ts'],
           testTimeout: 20_000,

@@ -54,8 +54,8 @@ export const publicProcedure = trpc.procedure.use(({ next }) => next().then(with
 
 /**
  * The token check and the store-error mapping in one middleware, not `publicProcedure.use(auth)`:
- * every middleware level makes tRPC copy the call's options, a cost seen in profiles
- * (bench/README.md). The principal goes on the call's own context object rather than through
+ * every middleware level makes tRPC copy the call's options, a cost seen in profiles.
+ * The principal goes on the call's own context object rather than through
  * `next({ ctx })`, which would copy the context too. A verdict that is already a value (a static
  * token, a JWT verified before) is checked at once; only a promise is waited for. No token or a
  * refused one is UNAUTHORIZED, a token without the procedure's scope FORBIDDEN, keys that cannot

@@ -20,6 +20,7 @@ import { loadTelemetry, type Telemetry } from './observability/telemetry.js';
 import { registerDocsRoutes } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
+import { createApiFastPath } from './routes/api-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerRestRoutes } from './routes/rest-routes.js';
 import { registerTrpcRoutes, TRPC_PREFIX } from './routes/trpc-routes.js';
@@ -95,7 +96,8 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
     authenticator.start();
   });
   requestLog.nameCallersWith(authenticator.principalOf);
-  const api = { router: appRouter, createContext: createContextFactory({ store, verifyToken: authenticator.verify }), fastPath: config.http.fastPath };
+  const createContext = createContextFactory({ store, verifyToken: authenticator.verify });
+  const api = { router: appRouter, createContext, fastPath: config.http.fastPath ? createApiFastPath(appRouter, createContext, app.log) : undefined };
   contextFactories.set(app, api.createContext);
   await app.register(async (guarded) => {
     if (telemetry.metrics && telemetry.operations) telemetry.metrics.countRequests(guarded, telemetry.operations);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
 import { acceptsAnyone, AUTH_ENV, authConfig, type AuthConfig } from './auth/auth-config.js';
-import { listItems } from './env-lists.js';
+import { listItems } from './env/env-lists.js';
 import { metricsConfig, telemetryEnv, tracingConfig, type MetricsConfig, type TracingConfig } from './observability/telemetry-config.js';
 import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecret, type WebhookConfig } from './webhooks/webhook-config.js';
 
@@ -55,7 +55,7 @@ const EnvSchema = z.object({
       if (trust === undefined) context.addIssue({ code: 'custom', message: 'must be true, false, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)' });
       return trust ?? false;
     }),
-  // off: the stock tRPC and trpc-to-openapi adapters instead of server/fast-path (same answers, slower).
+  // off: the stock tRPC and trpc-to-openapi adapters instead of @plant-store/fast-path (same answers, slower).
   FAST_PATH: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on').transform((value) => value === 'on'),
   /** Unset: no limit. Else failed authentications allowed per client address per window. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().optional(),
@@ -88,7 +88,7 @@ export interface Config extends AuthConfig {
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
     trustProxy: TrustProxy;
-    /** Serve the API through server/fast-path (true) or the stock adapters (false): see server/fast-path/index.ts. */
+    /** Serve the API through @plant-store/fast-path (true) or the stock adapters (false): see packages/fast-path. */
     fastPath: boolean;
   };
   /** Off when undefined: see server/http/auth-failure-limit.ts. */

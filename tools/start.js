@@ -13,6 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const BUILDS = [
   { output: 'dist/server/main.js', sources: ['server', 'routers', 'schemas', 'client', 'index.ts', 'tsconfig.json', 'tsconfig.build.json'] },
   { output: 'tools/mongod-emulator/dist/main.js', sources: ['tools/mongod-emulator/src', 'tools/mongod-emulator/tsconfig.build.json'] },
+  { output: 'packages/fast-path/dist/index.js', sources: ['packages/fast-path/src', 'packages/fast-path/tsconfig.build.json'] },
 ];
 
 /** The latest modification time of a file or of any file under a folder; 0 when it does not exist. */

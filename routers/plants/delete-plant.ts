@@ -4,7 +4,7 @@ import { PlantIdInputSchema } from '../../schemas/plant-queries.js';
 import { PlantNotFoundError } from '../plant-store.js';
 import { protectedProcedure } from '../trpc.js';
 
-/** Answers nothing: REST answers 204 No Content (server/routes/rest-routes.ts). */
+/** Answers nothing: REST answers 204 No Content (server/routes/rest-answers.ts). */
 export const deletePlant = protectedProcedure
   .meta({
     scope: 'plants:write',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listItems } from '../env-lists.js';
+import { listItems } from '../env/env-lists.js';
 import type { NamedToken, NamedTokenHash } from './bearer-tokens.js';
 
 /** JWT access tokens from an identity provider: where its keys are and what a token must say. */

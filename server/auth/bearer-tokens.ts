@@ -72,7 +72,7 @@ export function createTokenVerifier(tokens: readonly (string | NamedToken)[], ha
   };
 }
 
-/** One-shot hashing: no Hash object per request (cheaper per check than createHash). */
+/** One-shot hashing: no Hash object per request, unlike createHash. */
 function digest(token: string): Buffer {
   return hash('sha256', token, 'buffer');
 }

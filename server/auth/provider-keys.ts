@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JWTVerifyGetKey, type RemoteJWKSet } from 'jose';
-import { loggedUrl } from '../webhooks/logged-url.js';
+import { loggedUrl } from '../logs/logged-url.js';
 
 /** How long one fetch of the key set may take. */
 const FETCH_TIMEOUT_MS = 5_000;

@@ -59,7 +59,8 @@ async function main(): Promise<void> {
 
   const tsx = createRequire(import.meta.url).resolve('tsx/cli');
   // Its own process group: a Ctrl-C reaches only this process, which then stops the service once, gracefully.
-  const child = spawn(process.execPath, [tsx, 'watch', '--clear-screen=false', join(ROOT, 'server', 'main.ts')], {
+  // The workspace packages from their sources too (their exports' "@plant-store/source" condition), watched like the service's.
+  const child = spawn(process.execPath, [tsx, 'watch', '--clear-screen=false', '--conditions=@plant-store/source', join(ROOT, 'server', 'main.ts')], {
     cwd: ROOT,
     env: { ...process.env, MONGODB_URI: mongoUri, ...(token && { API_TOKENS: `development ${token}` }) },
     stdio: ['pipe', 'pipe', 'inherit'],

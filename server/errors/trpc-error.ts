@@ -3,7 +3,7 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import type { FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
-import { noteFailureCause } from '../http/failure-cause.js';
+import { noteFailureCause } from '../logs/failure-cause.js';
 import { isUnexpected, toRestError, type RequestInfo } from './rest-error.js';
 
 /**

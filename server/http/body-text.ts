@@ -20,7 +20,7 @@ const BYTE_ORDER_MARK = 0xfeff;
  * leading byte-order mark is dropped.
  *
  * Why not `parseAs: 'buffer'`: Fastify then copies every body into a new Buffer, and those small
- * copies cost more than the rest of the reading (bench/README.md). A body that arrives in one
+ * copies cost more than the rest of the reading. A body that arrives in one
  * chunk of exactly its Content-Length is decoded in place, before any other read can happen;
  * any other chunk is copied as it arrives, so no chunk is held across socket reads.
  */

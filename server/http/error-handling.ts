@@ -4,7 +4,7 @@ import { AuthError } from '../../routers/auth.js';
 import { StoreUnavailableError } from '../../routers/plant-store.js';
 import { notFound, toRestError, type MethodsAt, type RestError } from '../errors/rest-error.js';
 import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
-import { noteFailureCause } from './failure-cause.js';
+import { noteFailureCause } from '../logs/failure-cause.js';
 
 /**
  * The app's one error handler and not-found handler: every failure of the REST API answers

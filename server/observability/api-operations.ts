@@ -1,6 +1,6 @@
 import type { FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
-import { openApiOperations, type OpenApiOperation } from '../routes/openapi-operations.js';
+import { restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
 export type Transport = 'rest' | 'trpc';
@@ -31,13 +31,13 @@ const TRPC_ROUTE = `${TRPC_PREFIX}/:path`;
  * matches it. Both ways a request is labelled alike.
  */
 export class ApiOperations {
-  private readonly rest: readonly { operation: OpenApiOperation; labels: ApiOperation }[];
+  private readonly rest: readonly { operation: RestOperation; labels: ApiOperation }[];
   private readonly procedures: ReadonlyMap<string, ApiOperation>;
   private readonly restOther: ApiOperation = { name: OTHER, transport: 'rest', route: '/*' };
   private readonly trpcOther: ApiOperation = { name: OTHER, transport: 'trpc', route: `${TRPC_PREFIX}/{procedure}` };
 
   constructor(router: AppRouter) {
-    this.rest = openApiOperations(router).map((operation) => ({ operation, labels: { name: operation.procedurePath, transport: 'rest', route: operation.path } }));
+    this.rest = restOperations(router).map((operation) => ({ operation, labels: { name: operation.procedurePath, transport: 'rest', route: operation.path } }));
     const names = Object.keys(router._def.procedures);
     this.procedures = new Map(names.map((name) => [name, { name, transport: 'trpc', route: `${TRPC_PREFIX}/${name}` }]));
   }

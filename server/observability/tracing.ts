@@ -2,7 +2,7 @@ import { context, defaultTextMapGetter, defaultTextMapSetter, propagation, ROOT_
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AttemptOutcome } from '../webhooks/send-webhook.js';
-import { loggedUrl } from '../webhooks/logged-url.js';
+import { loggedUrl } from '../logs/logged-url.js';
 import type { ObservedAttempt } from '../webhooks/delivery-worker.js';
 import type { WebhookObservers } from '../webhooks/register-webhooks.js';
 import type { ApiOperations } from './api-operations.js';

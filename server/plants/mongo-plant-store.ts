@@ -5,7 +5,7 @@ import type { NewPlant, Plant, StoredPlant } from '../../schemas/plant.js';
 import type { OperationGuard } from '../db/mongo-database.js';
 import type { EventRecorder } from '../webhooks/register-webhooks.js';
 import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
-import { isUnavailable } from './mongo-errors.js';
+import { isUnavailable } from '../db/mongo-errors.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
 export interface PlantDocument {

@@ -1,33 +1,29 @@
+import { restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler, RouteHandlerMethod } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
-import type { Context } from '../../routers/context.js';
 import { httpError } from '../errors/http-error.js';
-import { registerFastRestRoutes } from '../fast-path/index.js';
 import { keepEmptyQueryValues } from '../http/empty-query-values.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
-import { openApiOperations, type OpenApiOperation } from './openapi-operations.js';
+import { responseMeta, rethrowRestError } from './rest-answers.js';
 
 /**
  * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi:
- * its node-http handler behind server/fast-path, or its own Fastify plugin (FAST_PATH=off).
- * Errors are rethrown from `onError`, so the app's error handler, which shapes every failure,
- * answers them with the interface's `Error` body. trpc-to-openapi writes outputs with
- * JSON.stringify, so their int64 values go to it made writable (schemas/int64-json.ts): raw JSON
- * numbers, or on Node 20 markers that the app writes back as exact JSON numbers as it sends the answer.
+ * its node-http handler behind the fast path (@plant-store/fast-path), or its own Fastify plugin
+ * (FAST_PATH=off). Failures go to the app's error handler (rest-answers.ts). trpc-to-openapi
+ * writes outputs with JSON.stringify, so their int64 values go to it made writable
+ * (schemas/int64-json.ts): raw JSON numbers, or on Node 20 markers that the app writes back as
+ * exact JSON numbers as it sends the answer.
  *
  * The paths and methods of the operations go to `routeMethods`: the catch-all that serves them
  * serves every path, so only they tell a 405 from a 404.
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions, routeMethods: RouteMethods) {
-  const operations = openApiOperations(router);
+  const operations = restOperations(router);
   for (const operation of operations) routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
-  const onError = ({ error }: { error: TRPCError }) => {
-    throw error;
-  };
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
@@ -55,7 +51,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       };
     });
     if (fastPath) {
-      registerFastRestRoutes(rest, { router, createContext, onError, responseMeta, operations, mapOutput: int64Json.writable });
+      fastPath.registerRestRoutes(rest);
     } else {
       // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
       // the parsed body to the caller, which revives it: bigints go to it as markers.
@@ -66,38 +62,11 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       await rest.register(fastifyTRPCOpenApiPlugin, {
         router: withInt64Markers(router),
         createContext: ({ req }: { req: FastifyRequest }) => createContext(req.headers.authorization),
-        onError,
+        onError: rethrowRestError,
         responseMeta,
       });
     }
   });
-}
-
-/** What trpc-to-openapi's handler tells `responseMeta` of an answer it is about to send. */
-export interface RestAnswer {
-  ctx?: Context | undefined;
-  data: unknown[];
-  errors: unknown[];
-  /** The request's URL: only its path and query are read. */
-  info?: { url?: Pick<URL, 'pathname' | 'search'> | null } | undefined;
-}
-
-const NO_HEADERS = {};
-
-/**
- * The status and headers of a successful answer, the same for every operation: 204 No Content
- * when the procedure answers nothing, and a `Link` to the next page when it says one follows
- * (`ctx.nextPage`): this request's path and query with those query parameters set.
- */
-export function responseMeta({ ctx, data, errors, info }: RestAnswer): { status?: number; headers?: Record<string, string> } {
-  if (errors.length > 0) return {};
-  let headers: Record<string, string> = NO_HEADERS;
-  if (ctx?.nextPage && info?.url) {
-    const query = new URLSearchParams(info.url.search);
-    for (const [name, value] of Object.entries(ctx.nextPage)) query.set(name, value);
-    headers = { link: `<${info.url.pathname}?${query.toString()}>; rel="next"` };
-  }
-  return data[0] === undefined ? { status: 204, headers } : { headers };
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -106,7 +75,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const CATCH_ALL = '/*';
 
 /** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
-function isOperationRequest(request: FastifyRequest, operations: readonly OpenApiOperation[]): boolean {
+function isOperationRequest(request: FastifyRequest, operations: readonly RestOperation[]): boolean {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   return operations.some((operation) => operation.method === method && operation.matchesUrl(request.url));
 }
@@ -119,7 +88,7 @@ function isOperationRequest(request: FastifyRequest, operations: readonly OpenAp
  * trpc-to-openapi also compares the media type case-sensitively, where Fastify's parser (and
  * RFC 9110) does not: `APPLICATION/JSON` has been parsed as JSON, so it is passed on lower-cased.
  */
-function nonObjectBodyError(request: FastifyRequest, operations: readonly OpenApiOperation[]): Error | undefined {
+function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOperation[]): Error | undefined {
   if (!BODY_METHODS.has(request.method)) return undefined;
   const contentType = request.headers['content-type'];
   if (contentType !== undefined && !contentType.startsWith('application/json')) request.headers['content-type'] = contentType.toLowerCase();

@@ -4,9 +4,8 @@ import type { AppRouter } from '../../routers/app.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
-import { createDirectCall } from '../fast-path/index.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
-import { noteFailureCause } from '../http/failure-cause.js';
+import { noteFailureCause } from '../logs/failure-cause.js';
 import { markTrpcInput } from '../http/trpc-input.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 
@@ -27,7 +26,6 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     responseMeta: ({ errors }) => ({ headers: errors[0] ? authChallengeHeaders(errors[0]) : {} }),
     onError: logUnexpectedTrpcError,
   } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'];
-  const tryDirectCall = fastPath ? createDirectCall({ router, createContext, errorHeaders: authChallengeHeaders, onError: logUnexpectedTrpcError }) : undefined;
 
   await app.register(
     async (trpc) => {
@@ -73,7 +71,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       };
       trpc.all<{ Params: { path: string } }>('/:path', (req, res) => {
         const { path } = req.params;
-        return tryDirectCall?.(req, res, path) ?? stockHandler(req, res, path);
+        return fastPath?.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);
       });
     },
     { prefix: TRPC_PREFIX },

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db, WriteConcernSettings } from 'mongodb';
-import type { Config } from '../config.js';
 import type { OperationGuard } from '../db/mongo-database.js';
-import { isUnavailable } from '../plants/mongo-errors.js';
+import { isUnavailable } from '../db/mongo-errors.js';
 import { readBacklog, type WebhookBacklog } from './backlog.js';
 import { DeliveryWorker, type DeliveryObservers, type EventDocument } from './delivery-worker.js';
+import type { WebhookConfig } from './webhook-config.js';
 
 /** What the plant store needs to record events: the URLs, whom to tell that one was recorded, and the trace context to keep with it. */
 export interface EventRecorder {
@@ -39,7 +39,7 @@ export function registerWebhooks(
     writeConcern,
     config,
     observers = {},
-  }: { db: Db; guard: OperationGuard; collection: string; writeConcern: WriteConcernSettings; config: Pick<Config, 'webhooks' | 'mongodb'>; observers?: WebhookObservers },
+  }: { db: Db; guard: OperationGuard; collection: string; writeConcern: WriteConcernSettings; config: { webhooks: WebhookConfig; mongodb: { timeoutMs: number } }; observers?: WebhookObservers },
 ): EventRecorder | undefined {
   const { secret, urls, retryBaseMs, maxAttempts, timeoutMs } = config.webhooks;
   if (secret === undefined) return undefined;

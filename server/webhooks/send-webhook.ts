@@ -1,4 +1,4 @@
-import { loggedUrl } from './logged-url.js';
+import { loggedUrl } from '../logs/logged-url.js';
 import { signWebhook } from './signing.js';
 import type { WebhookSecret } from './webhook-config.js';
 import { parseRetryAfter } from './retry-schedule.js';

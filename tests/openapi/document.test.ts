@@ -147,22 +147,27 @@ describe('the paths of the whole Plant Store (../shared/spec/plant-store-full.op
     Object.entries(full.paths).flatMap(([path, item]) => Object.entries(item ?? {}).map(([method, operation]) => ({ path, method, operation: operation as Operation })));
 
   it('has every operation of it, at the same path and method', () => {
+    expect(specOperations().map(({ path, method }) => `${method.toUpperCase()} ${path}`).sort()).toEqual(['DELETE /plants/{id}', 'GET /plants', 'POST /plants']);
     for (const { path, method } of specOperations()) expect(ours.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
   });
 
   it('takes the same parameters, with the same places, requiredness, types and formats', () => {
+    const compared: string[] = [];
     for (const { path, method, operation } of specOperations()) {
       const ourParameters = new Map((operationOf(ours, path, method).parameters ?? []).map((parameter) => [parameter.name, parameter]));
       for (const parameter of operation.parameters ?? []) {
+        compared.push(`${parameter.name} of ${method.toUpperCase()} ${path}`);
         const ourParameter = ourParameters.get(parameter.name);
         expect(ourParameter, `${parameter.name} of ${method.toUpperCase()} ${path}`).toMatchObject({ in: parameter.in });
         expect(ourParameter?.required ?? false).toBe(parameter.required ?? false);
         expect(ourParameter?.schema).toMatchObject({ type: parameter.schema?.type, format: parameter.schema?.format });
       }
     }
+    expect(compared.sort()).toEqual(['id of DELETE /plants/{id}', 'limit of GET /plants']);
   });
 
   it('answers success with the same statuses', () => {
+    expect(specOperations()).toHaveLength(3);
     for (const { path, method, operation } of specOperations()) {
       const success = (responses: Operation['responses']) => Object.keys(responses).filter((status) => status.startsWith('2'));
       expect(success(operationOf(ours, path, method).responses), `${method.toUpperCase()} ${path}`).toEqual(success(operation.responses));

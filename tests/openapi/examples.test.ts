@@ -98,6 +98,7 @@ describe.each(Object.entries(OPERATION_EXAMPLES))('%s', (operationId, examples: 
 
   it('documents an example for every status, the ones in schemas/examples.ts', () => {
     const httpLayer: Record<string, { response: unknown }> = HTTP_LAYER_EXAMPLES;
+    expect(Object.keys(operation().responses)).toEqual(expect.arrayContaining(Object.keys(examples)));
     for (const [status, response] of Object.entries(operation().responses)) {
       const expected = (examples as Record<string, OperationExample | undefined>)[status] ?? httpLayer[status];
       expect(expected, `an example for ${status}`).toBeDefined();
@@ -173,6 +174,7 @@ describe('requests offered to try out on POST /plants', () => {
 
 describe('answers of the HTTP layer, the same on every operation', () => {
   const documented = (status: keyof typeof HTTP_LAYER_EXAMPLES) => {
+    expect([...operations.keys()].sort()).toEqual(['createPlant', 'deletePlant', 'getPlant', 'listPlants']);
     for (const operation of operations.values()) expect(documentedExample(operation, String(status))).toEqual(HTTP_LAYER_EXAMPLES[status].response);
     return HTTP_LAYER_EXAMPLES[status].response;
   };

@@ -10,6 +10,8 @@ import { documentedOutput, readmeBlocks } from '../helpers/readme.js';
 import { PROJECT_ROOT, run, runToEnd } from './helpers/processes.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
+/** The fast path, a workspace package, travels in the tarball as a bundled dependency. */
+const FAST_PATH = 'node_modules/@plant-store/fast-path';
 /** What an app using the package must not get: the embedded MongoDB, the build and test tools. */
 const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', 'playwright-core', 'fast-check', 'eslint'];
 
@@ -46,9 +48,12 @@ describe('the packed package, in a TypeScript app of its own', () => {
     await rm(app, { recursive: true, force: true });
   });
 
-  it('holds the built dist/ and the README, and no sources, tests, bench or tools', () => {
+  it('holds the built dist/ and the README, the fast path bundled, built, and no sources, tests, bench or tools', () => {
     expect(packedFiles).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/client/create-client.js', 'dist/client/create-client.d.ts', 'dist/server/main.js']));
-    expect(packedFiles.filter((path) => !path.startsWith('dist/') && path !== 'README.md' && path !== 'package.json')).toStrictEqual([]);
+    expect(packedFiles).toEqual(expect.arrayContaining([`${FAST_PATH}/package.json`, `${FAST_PATH}/README.md`, `${FAST_PATH}/dist/index.js`, `${FAST_PATH}/dist/index.d.ts`]));
+    const own = (path: string) => path.startsWith('dist/') || path === 'README.md' || path === 'package.json';
+    const bundled = (path: string) => path.startsWith(`${FAST_PATH}/dist/`) || path === `${FAST_PATH}/README.md` || path === `${FAST_PATH}/package.json`;
+    expect(packedFiles.filter((path) => !own(path) && !bundled(path))).toStrictEqual([]);
     expect(packedFiles.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toStrictEqual([]);
   });
 

@@ -23,11 +23,23 @@ function readmeProductionInstall(): string[] {
   return command.trim().split(/\s+/);
 }
 
-/** A copy of what the README says to ship: package.json, package-lock.json and the built dist/. */
+/** What the README says to ship: package.json, package-lock.json and the built dist/, and the fast path's package.json and dist/. */
+const SHIPPED = ['package.json', 'package-lock.json', 'dist', 'packages/fast-path/package.json', 'packages/fast-path/dist'];
+
+/** A copy of what the README says to ship. */
 async function productionCopy(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'plant-store-production-'));
-  for (const entry of ['package.json', 'package-lock.json', 'dist']) await cp(join(PROJECT_ROOT, entry), join(dir, entry), { recursive: true });
+  for (const entry of SHIPPED) await cp(join(PROJECT_ROOT, entry), join(dir, entry), { recursive: true });
   return dir;
+}
+
+/** What the copy command of README's Production section names: it must be what this test ships. */
+function readmeProductionCopy(): string[] {
+  const readme = readmeText();
+  const section = readme.slice(readme.indexOf('## Production'));
+  const command = /tar -cf - ([^|\n]*) \| tar -xf - -C \.\.\/plant-store-production/.exec(section)?.[1];
+  if (command === undefined) throw new Error('README.md has no tar -cf - ... | tar -xf - -C ../plant-store-production in its Production section');
+  return command.trim().split(/\s+/);
 }
 
 /** The packages in node_modules, scoped ones as @scope/name. */
@@ -49,6 +61,10 @@ describe("a production install as README's Production section makes it, plus dis
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('ships what the README copies', () => {
+    expect(readmeProductionCopy()).toStrictEqual(SHIPPED);
+  });
+
   it('holds none of the development packages and no emulator', async () => {
     const installed = await installedPackages(dir);
     expect(installed).toContain('fastify');
@@ -68,6 +84,8 @@ describe("a production install as README's Production section makes it, plus dis
       });
       expect(created.status).toBe(200);
       expect(await created.json()).toStrictEqual({ name: 'Monstera', tag: 'tropical' });
+      // The fast path, shipped as its own package, is there and serves: no warning that it is off.
+      expect(service.output()).not.toContain('fast path off');
       service.child.kill('SIGTERM');
       expect(await service.exited).toStrictEqual({ code: 0, signal: null });
     } finally {

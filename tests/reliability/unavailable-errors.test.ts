@@ -3,7 +3,7 @@
 import { MongoNetworkError, MongoServerError, MongoTopologyClosedError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { MongoDeadlineError } from '../../server/db/operation-deadlines.js';
-import { isUnavailable } from '../../server/plants/mongo-errors.js';
+import { isUnavailable } from '../../server/db/mongo-errors.js';
 
 const socketError = (code: string) => Object.assign(new Error('This socket has been ended by the other party'), { code });
 

@@ -8,7 +8,7 @@ import { newWebhookSecret } from '../helpers/webhook-receiver.js';
 import { postPlant, testMongoUri } from '../helpers/app.js';
 import { allIn, useWebhookReceiver, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
 
-const CLI = fileURLToPath(new URL('../../dist/server/webhooks/failed-cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/server/webhooks-failed.js', import.meta.url));
 const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);
 

@@ -11,7 +11,7 @@ import {
   MongoTopologyClosedError,
   MongoWriteConcernError,
 } from 'mongodb';
-import { MongoDeadlineError } from '../db/operation-deadlines.js';
+import { MongoDeadlineError } from './operation-deadlines.js';
 
 /**
  * Server error codes that mean "this server cannot take the operation now", not "the operation is

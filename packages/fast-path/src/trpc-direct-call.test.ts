@@ -3,11 +3,11 @@ import { get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../../tests/helpers/app.js';
-import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../../tests/helpers/scripted-store.js';
+import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../../../tests/helpers/app.js';
+import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../../../tests/helpers/scripted-store.js';
 
 /**
- * The common tRPC request is answered by server/fast-path/trpc-direct-call.ts, not by tRPC's own
+ * The common tRPC request is answered by packages/fast-path/src/trpc-direct-call.ts, not by tRPC's own
  * Fastify handler; a query parameter of no meaning to tRPC (`via=trpc`) sends the same request to
  * tRPC's handler. Both must answer alike: the same status, the same headers a client reads, the
  * same body, byte for byte. Calls to tRPC's handler are counted, so a direct call that quietly

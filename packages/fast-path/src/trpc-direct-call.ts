@@ -1,17 +1,12 @@
-import { getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
+import { getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPCError, type AnyTRPCProcedure, type AnyTRPCRouter, type TRPCDefaultErrorShape, type TRPCRootConfig } from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppRouter } from '../../routers/app.js';
-import type { Context } from '../../routers/context.js';
-import { markTrpcInput } from '../http/trpc-input.js';
+import type { TrpcOptions } from './options.js';
 import { isObject, isThenable, proceduresOf, runProcedure } from './run-procedure.js';
 
-export interface DirectCallOptions {
-  router: AppRouter;
-  createContext: (authorization: string | undefined) => Context;
-  /** Extra headers for an answer with this error (the same function the stock handler's responseMeta uses). */
-  errorHeaders: (error: TRPCError) => Record<string, string>;
-  onError: (opts: { error: TRPCError; req: FastifyRequest }) => void;
+export interface DirectCallOptions<TContext extends object> extends TrpcOptions {
+  router: AnyTRPCRouter;
+  createContext: (authorization: string | undefined) => TContext;
 }
 
 /**
@@ -30,9 +25,11 @@ export interface DirectCallOptions {
  * METHOD_NOT_SUPPORTED answer. Anything else gets no answer here (undefined) and goes to tRPC's
  * stock handler.
  */
-export function createDirectCall({ router, createContext, errorHeaders, onError }: DirectCallOptions) {
-  const config = router._def._config;
+export function createDirectCall<TContext extends object>({ router, createContext, errorHeaders, onError, queryInput = identity }: DirectCallOptions<TContext>) {
+  const config = router._def._config as TRPCRootConfig<RootTypes>;
   const deserialize = (json: unknown): unknown => config.transformer.input.deserialize(json);
+  const parseBody = (text: string): unknown => deserialize(JSON.parse(text));
+  const parseQueryInput = (text: string): unknown => deserialize(JSON.parse(queryInput(text)));
   const procedures = new Map([...proceduresOf(router)].filter(([, procedure]) => isSingleCallType(procedure._def.type)));
 
   /** An error answer, as tRPC's handler gives it: the router's error shape, status and headers. */
@@ -45,7 +42,7 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
   };
 
   /** A successful call's answer: tRPC's refusal of a stream-like result, or the data as JSON. */
-  const sendData = (request: FastifyRequest, reply: FastifyReply, data: unknown, type: SingleCallType, ctx: Context): FastifyReply => {
+  const sendData = (request: FastifyRequest, reply: FastifyReply, data: unknown, type: SingleCallType, ctx: TContext): FastifyReply => {
     if (isDataStream(data)) {
       // tRPC raises this outside the call, so its error shape names no path and no input.
       const error = new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
@@ -57,7 +54,7 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
   };
 
   /** tRPC's answer to a query that is not a GET or a mutation that is not a POST (without method override). */
-  const refuseMethod = async (request: FastifyRequest, reply: FastifyReply, path: string, type: SingleCallType, ctx: Context): Promise<FastifyReply> => {
+  const refuseMethod = async (request: FastifyRequest, reply: FastifyReply, path: string, type: SingleCallType, ctx: TContext): Promise<FastifyReply> => {
     const allow = ACCEPTED_METHOD[type];
     const error = new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${request.method}-request to ${type} procedure at path "${path}"` });
     return sendError(request, reply, error, { type, path, input: undefined, ctx }, { allow });
@@ -69,8 +66,8 @@ export function createDirectCall({ router, createContext, errorHeaders, onError 
    */
   function answer(request: FastifyRequest, reply: FastifyReply, path: string, procedure: AnyTRPCProcedure, text: InputText): Promise<FastifyReply> {
     const type = procedure._def.type as SingleCallType;
-    const input = new CallInput(text, deserialize);
-    let ctx: Context;
+    const input = new CallInput(text, text.fromBody ? parseBody : parseQueryInput);
+    let ctx: TContext;
     try {
       ctx = createContext(request.headers.authorization);
     } catch (cause) {
@@ -109,6 +106,14 @@ function send(reply: FastifyReply, status: number, payload: string, extraHeaders
   return reply.serializer(asIs).send(payload);
 }
 
+/** Any router's root types, as far as this code reads them (its error shape is only written out). */
+interface RootTypes {
+  ctx: object;
+  meta: object;
+  errorShape: TRPCDefaultErrorShape;
+  transformer: boolean;
+}
+
 type SingleCallType = 'query' | 'mutation';
 const ACCEPTED_METHOD: Record<SingleCallType, string> = { query: 'GET', mutation: 'POST' };
 const isSingleCallType = (type: string): type is SingleCallType => type === 'query' || type === 'mutation';
@@ -118,7 +123,7 @@ interface ErrorPlace {
   type: SingleCallType;
   path: string | undefined;
   input: unknown;
-  ctx: Context | undefined;
+  ctx: object | undefined;
 }
 
 /** The input text of a single call (with where it came from), or undefined when tRPC's own handler must answer. */
@@ -174,13 +179,13 @@ function queryInput(url: string): string | undefined {
 const ANSWER_HEADERS = { vary: 'trpc-accept, accept', 'content-type': 'application/json' };
 const NO_HEADERS: Record<string, string> = {};
 const asIs = (payload: string) => payload;
+const identity = (text: string) => text;
 
 /**
  * The input of a single call, as tRPC reads it: the text (a body without a leading byte-order
  * mark), empty meaning no input, parsed once when the procedure asks; text that does not parse
- * is a BAD_REQUEST with the parser's message, and so is text refused before parsing
- * (server/http/trpc-input.ts). `value` is the input for error shapes: undefined unless it was
- * read and parsed.
+ * is a BAD_REQUEST with the parser's message, and so is text the `queryInput` option refuses.
+ * `value` is the input for error shapes: undefined unless it was read and parsed.
  */
 class CallInput {
   value: unknown = undefined;
@@ -188,7 +193,8 @@ class CallInput {
 
   constructor(
     private readonly text: InputText,
-    private readonly deserialize: (json: unknown) => unknown,
+    /** The text's JSON, deserialized by the router's transformer. */
+    private readonly parse: (text: string) => unknown,
   ) {}
 
   /** The procedure's `getRawInput`. */
@@ -200,7 +206,7 @@ class CallInput {
     const { text: raw, fromBody } = this.text;
     const text = fromBody && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
     try {
-      this.value = text === '' ? undefined : this.deserialize(JSON.parse(fromBody ? text : markTrpcInput(text, 'query')));
+      this.value = text === '' ? undefined : this.parse(text);
     } catch (cause) {
       if (cause instanceof TRPCError) throw cause;
       throw new TRPCError({ code: 'BAD_REQUEST', message: cause instanceof Error ? cause.message : 'Invalid input', cause });

@@ -7,7 +7,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * Why not Fastify's own objects, as trpc-to-openapi's Fastify plugin passes: the plugin patches
  * every reply, and the handler then builds a whole fetch `Request` per call only to take its
  * `signal`, which aborts on every normal close (the patched reply has no `writableEnded`).
- * What that costs is in bench/README.md.
  */
 
 /**

@@ -17,19 +17,17 @@ import {
   type OpenApiProcedure,
 } from 'trpc-to-openapi';
 import { ZodArray } from 'zod';
-import type { Context } from '../../routers/context.js';
-import type { OpenApiOperation } from '../routes/openapi-operations.js';
-import type { RestAnswer } from '../routes/rest-routes.js';
+import type { RestMeta, RestOptions } from './options.js';
+import type { RestOperation } from './rest-operations.js';
 import { heldInputCall, runProcedure } from './run-procedure.js';
 
-export interface RestDirectCallOptions {
-  createContext: (authorization: string | undefined) => Context;
-  onError: (options: { error: TRPCError }) => void;
-  responseMeta: (answer: RestAnswer) => { status?: number; headers?: Record<string, string> };
-  mapOutput: (output: unknown) => unknown;
+export interface RestDirectCallOptions<TContext> extends RestOptions<TContext> {
+  createContext: (authorization: string | undefined) => TContext;
 }
 
 type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+const identity = (output: unknown) => output;
 
 /** A path with nothing for URL parsing to change: no percent-escapes, dots, empty segments or trailing slash. */
 const PLAIN_PATH = /^(?:\/[\w~-]+)+$/;
@@ -42,7 +40,7 @@ const PLAIN_PATH = /^(?:\/[\w~-]+)+$/;
  *
  * Why: the handler parses the URL, finds the procedure by trying each operation's regular
  * expression, walks the input schema to switch on coercion, unwraps it and builds a caller proxy
- * on every request; together they cost more than the procedure (profile in bench/README.md).
+ * on every request; together they cost more than the procedure itself.
  *
  * The route already names the procedure: Fastify matched the operation's path, and for a plain
  * path its parameters are the path's own text, as trpc-to-openapi's regular expression reads
@@ -53,15 +51,15 @@ const PLAIN_PATH = /^(?:\/[\w~-]+)+$/;
  * the error `onError` is given; the procedure runs with run-procedure.ts, as the handler's caller
  * does on the fast path. rest-routes.test.ts compares the answers with the stock plugin's.
  */
-export function createRestDirectCall(options: RestDirectCallOptions, operations: readonly OpenApiOperation[]) {
-  return function directCallOf(operation: OpenApiOperation, fallback: RouteHandler): RouteHandler {
+export function createRestDirectCall<TContext>(options: RestDirectCallOptions<TContext>, operations: readonly RestOperation[]) {
+  return function directCallOf(operation: RestOperation, fallback: RouteHandler): RouteHandler {
     const shadowed = operations.slice(0, operations.indexOf(operation)).some((earlier) => earlier.method === operation.method && pathsOverlap(earlier.path, operation.path));
     if (shadowed) return fallback;
     const call = operationCall(operation, options);
     return (request, reply) => {
       const queryStart = request.url.indexOf('?');
       const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-      // A HEAD arrives here seen as a GET (server/http/head-requests.ts); any other method goes on.
+      // A HEAD arrives here seen as a GET where the app answers HEAD as GET; any other method goes on.
       if (request.method !== operation.method || !PLAIN_PATH.test(pathname)) return fallback(request, reply);
       return call(request, reply, pathname, request.url.slice(pathname.length));
     };
@@ -69,7 +67,7 @@ export function createRestDirectCall(options: RestDirectCallOptions, operations:
 }
 
 /** The call of one operation, with what the handler works out per request worked out here once. */
-function operationCall(operation: OpenApiOperation, { createContext, onError, responseMeta, mapOutput }: RestDirectCallOptions) {
+function operationCall<TContext>(operation: RestOperation, { createContext, onError, responseMeta, mapOutput = identity }: RestDirectCallOptions<TContext>) {
   const { procedure, procedurePath: path } = operation;
   const { type } = procedure._def;
   const method = operation.method as OpenApiMethod;
@@ -85,9 +83,9 @@ function operationCall(operation: OpenApiOperation, { createContext, onError, re
   };
 
   /** The procedure's output written as the handler writes it: its status and headers from `responseMeta`, its JSON. */
-  const answer = (reply: FastifyReply, ctx: Context, output: unknown, pathname: string, search: string): FastifyReply => {
+  const answer = (reply: FastifyReply, ctx: TContext, output: unknown, pathname: string, search: string): FastifyReply => {
     let payload: string | undefined;
-    let meta: ReturnType<RestDirectCallOptions['responseMeta']>;
+    let meta: RestMeta;
     try {
       const data = mapOutput(output);
       // For a plain path, the path and query are the request's own text, as the handler's `new URL()`
@@ -105,8 +103,7 @@ function operationCall(operation: OpenApiOperation, { createContext, onError, re
     return reply.send(payload);
   };
 
-  // Not an async function, and the answer written in the runner's own `then`: 7 promises per
-  // delete, not 9 (bench/README.md).
+  // Not an async function, and the answer written in the runner's own `then`: fewer promises per call.
   return (request: FastifyRequest, reply: FastifyReply, pathname: string, search: string): Promise<FastifyReply> => {
     try {
       const contentType = request.headers['content-type'];

@@ -1,24 +1,16 @@
-import type { TRPCError } from '@trpc/server';
 import type { NodeHTTPResponse } from '@trpc/server/adapters/node-http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { createOpenApiNodeHttpHandler, type NodeHTTPRequest } from 'trpc-to-openapi';
-import type { AppRouter } from '../../routers/app.js';
-import type { Context } from '../../routers/context.js';
-import type { OpenApiOperation } from '../routes/openapi-operations.js';
-import type { RestAnswer } from '../routes/rest-routes.js';
+import { createOpenApiNodeHttpHandler, type NodeHTTPRequest, type OpenApiRouter } from 'trpc-to-openapi';
 import { OpenApiRequest, OpenApiResponse } from './openapi-shims.js';
+import type { RestOptions } from './options.js';
 import { createRestDirectCall } from './rest-direct-call.js';
+import type { RestOperation } from './rest-operations.js';
 import { createRunnerCaller, proceduresOf } from './run-procedure.js';
 
-export interface FastRestOptions {
-  router: AppRouter;
-  createContext: (authorization: string | undefined) => Context;
-  onError: (options: { error: TRPCError }) => void;
-  /** The status and headers of each answer (rest-routes.ts in server/routes). */
-  responseMeta: (answer: RestAnswer) => { status?: number; headers?: Record<string, string> };
-  operations: readonly OpenApiOperation[];
-  /** Applied to each procedure's output before trpc-to-openapi writes it as JSON. */
-  mapOutput: (output: unknown) => unknown;
+export interface FastRestOptions<TContext> extends RestOptions<TContext> {
+  router: OpenApiRouter;
+  createContext: (authorization: string | undefined) => TContext;
+  operations: readonly RestOperation[];
 }
 
 /** The handler is typed for Node's request and response; it is given the shims instead. */
@@ -37,9 +29,10 @@ const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']
  * catch-all does, so what trpc-to-openapi does with other paths (its case-insensitive and
  * trailing-slash matching, 404 for the rest) is unchanged.
  */
-export function registerFastRestRoutes(rest: FastifyInstance, { router, createContext, onError, responseMeta, operations, mapOutput }: FastRestOptions): void {
-  const runnerRouter: AppRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as AppRouter['createCaller'] };
-  const handle = createOpenApiNodeHttpHandler<AppRouter, ShimRequest, ShimResponse>({
+export function registerFastRestRoutes<TContext>(rest: FastifyInstance, options: FastRestOptions<TContext>): void {
+  const { router, createContext, onError, responseMeta, operations, mapOutput } = options;
+  const runnerRouter: OpenApiRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as OpenApiRouter['createCaller'] };
+  const handle = createOpenApiNodeHttpHandler<OpenApiRouter, ShimRequest, ShimResponse>({
     router: runnerRouter,
     createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify.headers.authorization),
     onError,

@@ -1,10 +1,9 @@
 import type { AnyTRPCProcedure } from '@trpc/server';
 import type { HTTPMethods } from 'fastify';
-import { getPathRegExp, normalizePath, type OpenApiMeta } from 'trpc-to-openapi';
-import type { AppRouter } from '../../routers/app.js';
+import { getPathRegExp, normalizePath, type OpenApiMeta, type OpenApiRouter } from 'trpc-to-openapi';
 
 /** A procedure served as REST: its method and its path, as its OpenAPI meta gives them. */
-export interface OpenApiOperation {
+export interface RestOperation {
   method: HTTPMethods;
   /** The OpenAPI path, such as `/plants/{id}`. */
   path: string;
@@ -18,7 +17,7 @@ export interface OpenApiOperation {
 }
 
 /** The router's REST operations, in the order trpc-to-openapi tries them (the router's). */
-export function openApiOperations(router: AppRouter): OpenApiOperation[] {
+export function restOperations(router: OpenApiRouter): RestOperation[] {
   const procedures = Object.entries(router._def.procedures as Record<string, AnyTRPCProcedure>);
   return procedures.flatMap(([procedurePath, procedure]) => {
     const openapi = (procedure._def.meta as OpenApiMeta | undefined)?.openapi;

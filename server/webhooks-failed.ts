@@ -5,12 +5,12 @@
  * instance with WEBHOOK_SECRET delivers them. `-- --id msg_…` picks one delivery; `-- --help` says so.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
-import { createMongoClient } from '../db/mongo-client.js';
-import { PLANTS_COLLECTION } from '../plants/mongo-plant-store.js';
-import type { EventDocument } from './delivery-worker.js';
-import { listFailed, replayFailed } from './failed-events.js';
-import { loggedUrl } from './logged-url.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createMongoClient } from './db/mongo-client.js';
+import { PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
+import type { EventDocument } from './webhooks/delivery-worker.js';
+import { listFailed, replayFailed } from './webhooks/failed-events.js';
+import { loggedUrl } from './logs/logged-url.js';
 
 const USAGE = `Usage: npm run webhooks:failed -- [--replay] [--id msg_…]
 Lists the new-plant webhook deliveries given up on, in the MongoDB of MONGODB_URI (required).

@@ -1,15 +1,15 @@
 import { initTRPC, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { appRouter } from '../../routers/app.js';
-import { createContextFactory } from '../../routers/context.js';
-import { createTokenVerifier } from '../auth/bearer-tokens.js';
+import { appRouter } from '../../../routers/app.js';
+import { createContextFactory } from '../../../routers/context.js';
+import { createTokenVerifier } from '../../../server/auth/bearer-tokens.js';
 import { createRunnerCaller, proceduresOf, runProcedure, type ProcedureCall } from './run-procedure.js';
-import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
-import { scriptedStore } from '../../tests/helpers/scripted-store.js';
+import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../../routers/plant-store.js';
+import { scriptedStore } from '../../../tests/helpers/scripted-store.js';
 
 /**
- * server/fast-path/run-procedure.ts runs a procedure's middleware chain in place of tRPC's own
+ * packages/fast-path/src/run-procedure.ts runs a procedure's middleware chain in place of tRPC's own
  * runner; every outcome must be the one tRPC's own `procedure(call)` gives: the same data, or an
  * error with the same code, message and cause.
  */
@@ -171,7 +171,7 @@ describe('runProcedure follows tRPC middleware semantics', () => {
 
   it('gives trpc-to-openapi a caller that runs the procedure for its path', async () => {
     const router = t.router({ nested: t.router({ double: procedure }) });
-    const caller = createRunnerCaller(proceduresOf(router as unknown as typeof appRouter))({ user: 'bo', trace: [] }) as {
+    const caller = createRunnerCaller(proceduresOf(router))({ user: 'bo', trace: [] }) as {
       nested: { double: (input: unknown) => Promise<unknown> };
     };
     const { double } = caller.nested;

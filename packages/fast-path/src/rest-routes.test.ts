@@ -1,17 +1,17 @@
 import Fastify, { type FastifyReply, type FastifyRequest, type InjectOptions, type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../../tests/helpers/app.js';
-import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../../tests/helpers/scripted-store.js';
-import { appRouter } from '../../routers/app.js';
-import { createContextFactory } from '../../routers/context.js';
-import { int64Json } from '../../schemas/int64-json.js';
-import { createTokenVerifier } from '../auth/bearer-tokens.js';
-import { openApiOperations } from '../routes/openapi-operations.js';
-import { responseMeta } from '../routes/rest-routes.js';
+import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../../../tests/helpers/app.js';
+import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../../../tests/helpers/scripted-store.js';
+import { appRouter } from '../../../routers/app.js';
+import { createContextFactory } from '../../../routers/context.js';
+import { int64Json } from '../../../schemas/int64-json.js';
+import { createTokenVerifier } from '../../../server/auth/bearer-tokens.js';
+import { restOperations } from './rest-operations.js';
+import { responseMeta } from '../../../server/routes/rest-answers.js';
 import { createRestDirectCall } from './rest-direct-call.js';
 
 /**
- * REST requests are answered by server/fast-path/rest-routes.ts: the direct call of
+ * REST requests are answered by packages/fast-path/src/rest-routes.ts: the direct call of
  * rest-direct-call.ts for a plain path of an operation, else trpc-to-openapi's handler given the
  * shims of openapi-shims.ts; FAST_PATH=off mounts trpc-to-openapi's own Fastify plugin instead.
  * Both must answer every request alike: the same status, the same headers a client reads, the
@@ -132,7 +132,7 @@ describe('the fast REST path answers as trpc-to-openapi\'s Fastify plugin does',
 });
 
 describe('the direct call (rest-direct-call.ts)', () => {
-  const operations = openApiOperations(appRouter);
+  const operations = restOperations(appRouter);
   const directCallOf = createRestDirectCall(
     {
       createContext: createContextFactory({ store: storeByRequest, verifyToken: createTokenVerifier([TEST_TOKEN]) }),
