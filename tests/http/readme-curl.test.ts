@@ -1,4 +1,4 @@
-// The README's curl session (its first ```sh block under "Using the REST API"), run as written
+// The README's curl session (its first ```sh block under "The API by example"), run as written
 // with bash and curl against a live service: each command followed by a `# {…}` or `# […]` line
 // must print exactly that.
 import { spawn } from 'node:child_process';
@@ -16,7 +16,7 @@ interface Step {
 /** The session's set-up lines (up to the first blank line) and its commands, in order. */
 function readmeSession(): { setUp: string[]; steps: Step[] } {
   const readme = readmeText();
-  const section = readme.slice(readme.indexOf('## Using the REST API'));
+  const section = readme.slice(readme.indexOf('## The API by example'));
   const lines = (/```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '').split('\n');
   const blank = lines.indexOf('');
   const steps = lines.slice(blank).flatMap((line, index, rest): Step[] => {

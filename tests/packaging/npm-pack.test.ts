@@ -1,12 +1,12 @@
 // The package a separate TypeScript app installs: `npm pack` of this project, installed in a fresh
-// app, whose README snippets (read from README.md, so the docs cannot drift) compile and run.
+// app, whose snippets in docs/clients.md (read from the page, so the docs cannot drift) compile and run.
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testMongoUri, TEST_TOKEN, type TestApp } from '../helpers/app.js';
-import { documentedOutput, readmeBlocks } from '../helpers/readme.js';
+import { documentBlocks, documentedOutput } from '../helpers/readme.js';
 import { PROJECT_ROOT, run, runToEnd } from './helpers/processes.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
@@ -21,7 +21,7 @@ const versionHere = (name: string) => (createRequire(join(PROJECT_ROOT, 'package
 
 describe('the packed package, in a TypeScript app of its own', () => {
   // ```ts blocks are whole programs on this package; programs of other stacks (REST clients, webhook receivers) are fenced ```typescript.
-  const snippets = readmeBlocks('ts');
+  const snippets = documentBlocks('docs/clients.md', 'ts');
   let app = '';
   let packedFiles: string[] = [];
   let service: TestApp | undefined;
@@ -63,7 +63,7 @@ describe('the packed package, in a TypeScript app of its own', () => {
     expect(installed.filter((name) => DEV_ONLY.includes(name) || name.includes('emulator'))).toStrictEqual([]);
   });
 
-  it('compiles the README snippets (strict, with a check that the client is typed) and runs them against a live service: each prints what the README says and exits by itself', async () => {
+  it('compiles the snippets of docs/clients.md (strict, with a check that the client is typed) and runs them against a live service: each prints what the page says and exits by itself', async () => {
     expect(snippets).toHaveLength(2);
     await mkdir(join(app, 'src'), { recursive: true });
     await Promise.all(snippets.map((snippet, index) => writeFile(join(app, 'src', `snippet-${index + 1}.ts`), snippet)));
