@@ -58,6 +58,17 @@ interface Claim {
   claimedAt: number;
 }
 
+/** A claim being worked on: its lease's end as this instance knows it, moved on by each renewal MongoDB acknowledged. */
+interface HeldLease {
+  document: EventDocument;
+  token: string;
+  /** Counted from before the write that set it was sent, so never later than the end MongoDB holds. */
+  endsAt: number;
+}
+
+/** The pause before an outcome MongoDB did not acknowledge is written again. */
+const RECORD_RETRY_MS = 100;
+
 /** A `$set`/`$unset` pair, merged before it is written. */
 interface FieldChanges {
   $set: Record<string, unknown>;
@@ -68,8 +79,11 @@ interface FieldChanges {
  * Delivers the recorded new-plant events, driven from MongoDB. It claims one due event at a time
  * (`findOneAndUpdate` moving `webhook.dueAt` a lease ahead and stamping it with a token), sends
  * its due deliveries, writes each outcome back under that token, and releases the event with the
- * due time of its next retry. Instances sharing a MongoDB share the work; a claim whose instance
- * died falls due again when its lease runs out.
+ * due time of its next retry. While it works on the event it renews the lease, and writes an
+ * outcome MongoDB did not acknowledge again, so a slow attempt or a slow MongoDB does not let
+ * another instance repeat a delivery that was made. Instances sharing a MongoDB share the work;
+ * a claim whose instance died (or could not reach MongoDB for a whole lease) falls due again when
+ * its lease runs out.
  */
 export class DeliveryWorker {
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -207,14 +221,24 @@ export class DeliveryWorker {
   }
 
   /** Sends every due delivery of a claimed event at once; records each outcome as it comes, the last with the release. */
-  private async deliver({ document, token, claimedAt }: Claim): Promise<void> {
+  private async deliver(claim: Claim): Promise<void> {
+    const lease: HeldLease = { document: claim.document, token: claim.token, endsAt: claim.claimedAt + this.options.leaseMs };
+    const renewal = setInterval(() => void this.renew(lease), this.options.leaseMs / 3);
+    try {
+      await this.work(claim, lease);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  private async work({ document, claimedAt }: Claim, lease: HeldLease): Promise<void> {
     const body = newPlantBody(document);
     const deliveries = document.webhook.deliveries.map((delivery) => ({ ...delivery }));
     const due = deliveries.flatMap((delivery, index) =>
       delivery.state === 'pending' && (delivery.nextAttemptAt?.getTime() ?? 0) <= claimedAt ? [index] : [],
     );
     let writes = Promise.resolve();
-    const record = (changes: FieldChanges) => (writes = writes.then(() => this.write(document, token, changes)));
+    const record = (changes: FieldChanges) => (writes = writes.then(() => this.write(lease, changes)));
     if (due.length === 0) return record(this.release(deliveries));
     let remaining = due.length;
     await Promise.all(
@@ -277,20 +301,50 @@ export class DeliveryWorker {
     return { $set: { 'webhook.dueAt': new Date(dueAt) }, $unset: { 'webhook.lease': '' } };
   }
 
-  /** Writes under the claim's token, so an instance whose lease ran out cannot overwrite the next one's work. */
-  private async write(document: EventDocument, token: string, changes: FieldChanges): Promise<void> {
+  /** Moves the lease's end a whole lease ahead, while this claim still holds it. */
+  private async renew(lease: HeldLease): Promise<void> {
+    const sentAt = Date.now();
+    try {
+      const { matchedCount } = await this.updateHeld(lease, { $set: { 'webhook.dueAt': new Date(sentAt + this.options.leaseMs) } });
+      if (matchedCount === 1) lease.endsAt = Math.max(lease.endsAt, sentAt + this.options.leaseMs);
+    } catch (error) {
+      // The outcome writes tell the outage and say what it means; a renewal that fails only leaves the lease as it was.
+      this.toldUnavailable(error);
+    }
+  }
+
+  /**
+   * Writes under the claim's token, so an instance whose lease ran out cannot overwrite the next
+   * one's work. A write MongoDB did not acknowledge is sent again while the lease holds: the
+   * receiver has the attempt, and an outcome left unrecorded would have it repeated by whichever
+   * instance claims the event next. Writing it again is safe: it sets the same values.
+   */
+  private async write(lease: HeldLease, changes: FieldChanges): Promise<void> {
     const update: UpdateFilter<EventDocument> = {};
     if (Object.keys(changes.$set).length > 0) update.$set = changes.$set;
     if (Object.keys(changes.$unset).length > 0) update.$unset = changes.$unset;
     if (Object.keys(update).length === 0) return;
-    const options: UpdateOptions & Abortable = { signal: this.guard?.signal() };
-    try {
-      const { matchedCount } = await this.plants.updateOne({ _id: document._id, 'webhook.lease.token': token }, update, options);
-      if (matchedCount === 0) this.log.warn({ plantId: idDigits(document._id) }, 'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt');
-    } catch (error) {
-      this.toldUnavailable(error);
-      this.log.warn({ err: error, plantId: idDigits(document._id) }, 'webhooks: could not record an outcome; the attempt will be repeated when the lease runs out');
+    const plantId = idDigits(lease.document._id);
+    for (let tries = 1; ; tries += 1) {
+      try {
+        const { matchedCount } = await this.updateHeld(lease, update);
+        // After a try that was not acknowledged, no match may also mean that try was applied and released the lease.
+        if (matchedCount === 0 && tries === 1) this.log.warn({ plantId }, 'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt');
+        return;
+      } catch (error) {
+        this.toldUnavailable(error);
+        if (this.shutdown.signal.aborted || Date.now() + RECORD_RETRY_MS >= lease.endsAt) {
+          this.log.warn({ err: error, plantId, tries }, 'webhooks: could not record an outcome; the attempt will be repeated when the lease runs out');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+      }
     }
+  }
+
+  private updateHeld({ document, token }: HeldLease, update: UpdateFilter<EventDocument>) {
+    const options: UpdateOptions & Abortable = { signal: this.guard?.signal() };
+    return this.plants.updateOne({ _id: document._id, 'webhook.lease.token': token }, update, options);
   }
 
   /** Tells the guard of a failure for want of MongoDB, which it logs once per outage; false for any other failure, or without a guard. */

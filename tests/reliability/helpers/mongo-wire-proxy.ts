@@ -1,5 +1,5 @@
 // A TCP proxy between the service and MongoDB that reads the wire protocol: it records every
-// command the service really sends, can spoil the answer to an insert the way a failing
+// command the service really sends, can spoil the answer to an insert (or another write) the way a failing
 // deployment would, and can stop all traffic (a black hole), so the tests see what the service does.
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
@@ -11,15 +11,18 @@ const CHECKSUM_PRESENT = 1;
 
 /**
  * What becomes of the server's answer to an insert: passed on, turned into a write concern error,
- * lost with the connection, or never delivered while the connection stays open (a hung server).
+ * lost with the connection, or never delivered while the connection stays open (a hung server);
+ * or the command itself never reaches the server (`lostCommand`), so nothing is written or answered.
  */
-export type InsertFault = 'none' | 'writeConcernError' | 'dropConnection' | 'noAnswer';
+export type InsertFault = 'none' | 'writeConcernError' | 'dropConnection' | 'noAnswer' | 'lostCommand';
 
 export interface MongoWireProxy {
   uri(dbName: string): string;
   /** Every OP_MSG command body sent by clients, in order. */
   commands: Document[];
   fault: InsertFault;
+  /** Which commands `fault` spoils: inserts unless set. */
+  faultOn: (command: Document) => boolean;
   /**
    * On: connections are still accepted, but no byte goes either way, as with a hung server or a
    * network that drops everything. Off: what was held back flows again.
@@ -36,6 +39,7 @@ export async function startMongoWireProxy(targetUri: string): Promise<MongoWireP
     uri: (dbName) => `mongodb://127.0.0.1:${(server.address() as AddressInfo).port}/${dbName}`,
     commands: [],
     fault: 'none',
+    faultOn: isCommand('insert'),
     blackHole: (on) => {
       holding = on;
       for (const socket of sockets) {
@@ -61,18 +65,21 @@ export async function startMongoWireProxy(targetUri: string): Promise<MongoWireP
         upstream.destroy();
       });
     }
-    const insertRequestIds = new Set<number>();
+    const faultableRequestIds = new Set<number>();
     client.on('data', messageReader((message) => {
       const body = opMsgBody(message);
       if (body) {
         proxy.commands.push(body);
-        if ('insert' in body) insertRequestIds.add(message.readInt32LE(4));
+        if (proxy.faultOn(body)) {
+          if (proxy.fault === 'lostCommand') return;
+          faultableRequestIds.add(message.readInt32LE(4));
+        }
       }
       upstream.write(message);
     }));
     upstream.on('data', messageReader((message) => {
       const respondingTo = message.readInt32LE(8);
-      if (!insertRequestIds.delete(respondingTo) || proxy.fault === 'none') {
+      if (!faultableRequestIds.delete(respondingTo) || proxy.fault === 'none') {
         client.write(message);
       } else if (proxy.fault === 'dropConnection') {
         client.destroy();
@@ -87,6 +94,11 @@ export async function startMongoWireProxy(targetUri: string): Promise<MongoWireP
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return proxy;
+}
+
+/** Matches the commands named `name`: a command's name is its first field (a findAndModify also has an `update` field). */
+export function isCommand(name: string): (command: Document) => boolean {
+  return (command) => Object.keys(command)[0] === name;
 }
 
 /** Splits a byte stream into whole wire messages (each starts with its int32 length). */
