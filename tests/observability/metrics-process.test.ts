@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { freePort, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { parseSamples, sampleValue, type Sample } from './prometheus-text.js';
+import { parseSamples, sampleValue, type Sample } from '../helpers/prometheus-text.js';
 
 const TOKEN = 'metrics-test-token';
 const auth = { authorization: `Bearer ${TOKEN}` };

@@ -7,7 +7,7 @@ import { newWebhookSecret } from '../helpers/webhook-receiver.js';
 import { buildApp } from '../../server/app.js';
 import { postPlant, testConfig } from '../helpers/app.js';
 import { useWebhookReceiver, webhookEnv } from '../helpers/webhooks.js';
-import { fetchDocument, jsonSchemaOf, resolveRefs, shapeOf, type OpenApiDocument, type Operation } from './openapi-reading.js';
+import { fetchDocument, jsonSchemaOf, resolveRefs, shapeOf, type OpenApiDocument, type Operation } from '../helpers/openapi-reading.js';
 
 type WithWebhooks = OpenApiDocument & { webhooks?: Record<string, Record<string, WebhookOperation | undefined> | undefined> };
 type WebhookOperation = Operation & {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { readmeText } from '../helpers/readme.js';
-import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd } from './helpers/processes.js';
+import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd } from '../helpers/processes.js';
 
 const TOKEN = 'production-token';
 /** What a production tree must not hold: the embedded MongoDB, the build, the tests and the dev tools. */

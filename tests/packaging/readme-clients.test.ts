@@ -10,7 +10,7 @@ import { documentedOutput, readmeBlocks } from '../helpers/readme.js';
 import { freePort } from '../helpers/service-process.js';
 import { newWebhookSecret } from '../helpers/webhook-receiver.js';
 import { webhookEnv } from '../helpers/webhooks.js';
-import { killIfRunning, PROJECT_ROOT, run, runToEnd, type Command } from './helpers/processes.js';
+import { killIfRunning, PROJECT_ROOT, run, runToEnd, type Command } from '../helpers/processes.js';
 
 const TYPES = 'plant-store-types.ts';
 const CLIENT = 'rest-client.ts';

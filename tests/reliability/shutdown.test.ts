@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { postJson, type PostOutcome } from '../helpers/http-post.js';
 import { startService } from '../helpers/service-process.js';
 import { testMongoUri } from '../helpers/app.js';
-import { openRawSocket, parseResponse, postHead } from './helpers/raw-socket.js';
+import { openRawSocket, parseResponse, postHead } from '../helpers/raw-socket.js';
 
 const TOKEN = 'shutdown-test-token';
 const WORKERS = 16;

@@ -3,7 +3,7 @@
 import { Long, MongoClient, type Collection } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driveLoad, makePlants } from './load/drive-load.js';
+import { driveLoad, makePlants } from '../helpers/load/drive-load.js';
 import { postJson } from '../helpers/http-post.js';
 import { freePort, spawnService, startService } from '../helpers/service-process.js';
 import { newWebhookSecret, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { postPlant, startTestApp, testMongoUri, type TestApp } from '../helpers/app.js';
 import { allIn, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
-import { startMongoWireProxy, type MongoWireProxy } from '../reliability/helpers/mongo-wire-proxy.js';
+import { startMongoWireProxy, type MongoWireProxy } from '../helpers/mongo-wire-proxy.js';
 
 const SECRET = newWebhookSecret();
 let proxy: MongoWireProxy;

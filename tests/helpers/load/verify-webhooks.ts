@@ -1,5 +1,5 @@
 import type { LoadPlant } from './drive-load.js';
-import type { ReceivedWebhook } from '../../helpers/webhook-receiver.js';
+import type { ReceivedWebhook } from '../webhook-receiver.js';
 
 export interface WebhookCheck {
   /** Requests the receiver got. */
