@@ -13,7 +13,7 @@ import { int64Json } from '../../schemas/int64-json.js';
 import { testMongoUri } from './app.js';
 import { splitResponses, type RawResponse } from './http-responses.js';
 import { httpPages, pageThrough, type ListedPlant } from './plant-pages.js';
-import { startService } from './service-process.js';
+import { startService } from '@plant-store/service-launcher';
 
 export const HOSTILE_TOKEN = 'hostile-Token-7Qm2Xv9Lp4';
 export const FAST_PATH_MODES = ['on', 'off'] as const;

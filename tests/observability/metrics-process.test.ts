@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { freePort, startService, type ServiceProcess } from '../helpers/service-process.js';
-import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { freePort, startService, type ServiceProcess } from '@plant-store/service-launcher';
+import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
 import { parseSamples, sampleValue, type Sample } from '../helpers/prometheus-text.js';
 
 const TOKEN = 'metrics-test-token';

@@ -3,7 +3,7 @@
 // /openapi.json and /docs; and its example is what the service really sends.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { newWebhookSecret } from '@plant-store/service-launcher';
 import { buildApp } from '../../server/app.js';
 import { postPlant, testConfig } from '../helpers/app.js';
 import { useWebhookReceiver, webhookEnv } from '../helpers/webhooks.js';

@@ -51,7 +51,7 @@ describe('the packed package, in a TypeScript app of its own', () => {
   it('holds the built dist/ and the README, the fast path bundled, built, and no sources, tests, bench or tools', () => {
     expect(packedFiles).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/client/create-client.js', 'dist/client/create-client.d.ts', 'dist/server/main.js']));
     expect(packedFiles).toEqual(expect.arrayContaining([`${FAST_PATH}/package.json`, `${FAST_PATH}/README.md`, `${FAST_PATH}/dist/index.js`, `${FAST_PATH}/dist/index.d.ts`]));
-    const own = (path: string) => path.startsWith('dist/') || path === 'README.md' || path === 'package.json';
+    const own = (path: string) => path.startsWith('dist/') || path === 'README.md' || path === 'LICENSE' || path === 'package.json';
     const bundled = (path: string) => path.startsWith(`${FAST_PATH}/dist/`) || path === `${FAST_PATH}/README.md` || path === `${FAST_PATH}/package.json`;
     expect(packedFiles.filter((path) => !own(path) && !bundled(path))).toStrictEqual([]);
     expect(packedFiles.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toStrictEqual([]);

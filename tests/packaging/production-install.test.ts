@@ -11,7 +11,7 @@ import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd } from '../helper
 
 const TOKEN = 'production-token';
 /** What a production tree must not hold: the embedded MongoDB, the build, the tests and the dev tools. */
-const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'typescript', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', '@types/node', 'playwright-core', 'eslint'];
+const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'typescript', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', '@types/node', 'playwright-core', 'eslint', 'autocannon', 'hono', '@orpc/server'];
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 
 /** The production install command of README's Production section, as its arguments after `npm`. */

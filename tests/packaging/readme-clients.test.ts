@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { documentedOutput, readmeBlocks } from '../helpers/readme.js';
-import { freePort } from '../helpers/service-process.js';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { freePort } from '@plant-store/service-launcher';
+import { newWebhookSecret } from '@plant-store/service-launcher';
 import { webhookEnv } from '../helpers/webhooks.js';
 import { killIfRunning, PROJECT_ROOT, run, runToEnd, type Command } from '../helpers/processes.js';
 
