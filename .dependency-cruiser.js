@@ -58,6 +58,27 @@ export default {
       from: { path: PRODUCT, pathNot: TEST_FILE },
       to: { path: '^(tests|bench)/' },
     },
+    {
+      name: 'bench-imports-no-tests',
+      comment: 'bench/ shares with the tests only what lives in a package of its own (@plant-store/service-launcher).',
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: { path: '^tests/' },
+    },
+    {
+      name: 'tests-import-no-bench',
+      comment: 'The tests do not depend on the benchmark.',
+      severity: 'error',
+      from: { path: '^tests/' },
+      to: { path: '^bench/' },
+    },
+    {
+      name: 'bench-imports-only-the-package-entry',
+      comment: 'bench/ measures the package as apps get it: from index.ts, what the package exports, never a deep path.',
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: { path: '^(schemas|routers|server|client|packages)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -3,7 +3,9 @@
  * - over HTTP: `createPlantStoreClient({ url, token })` and the int64 link pieces (also at `plant-store/client`,
  *   without server code, and as the package `@plant-store/client`);
  * - in process: `createCaller(context)` with a context from `createContextFactory`;
- * - types: `AppRouter`, `Plant`, `NewPlant`, `ErrorBody`.
+ * - types: `AppRouter`, `Plant`, `NewPlant`, `ErrorBody`;
+ * - to run the service in a process of one's own: `buildApp`, `loadConfig`, `MongoPlantStore` on the collection
+ *   `PLANTS_COLLECTION` (with `DUE_INDEX` for its webhook outbox), and `resolveMongo`, the MongoDB `npm start` picks.
  */
 export { appRouter, createCaller, type AppRouter } from './routers/app.js';
 export { createContextFactory, type Context } from './routers/context.js';
@@ -11,6 +13,9 @@ export { createPlantStoreClient, exactIntegerFetch, int64Transformer, trpcUrl, t
 export { buildApp, createAppCaller, type AppConfig } from './server/app.js';
 export { loadConfig, type Config } from './server/config.js';
 export { createTokenVerifier } from './server/auth/bearer-tokens.js';
-export { MongoPlantStore } from './server/plants/mongo-plant-store.js';
+export { MongoPlantStore, PLANTS_COLLECTION, type PlantDocument } from './server/plants/mongo-plant-store.js';
+export { DUE_INDEX } from './server/webhooks/webhook-record.js';
+export { resolveMongo, type MongoSource } from './server/db/mongo-source.js';
 export { PlantConflictError, StoreUnavailableError, type PlantStore } from './routers/plant-store.js';
+export { int64Json } from './schemas/int64-json.js';
 export * from './schemas/index.js';

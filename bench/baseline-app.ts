@@ -13,7 +13,7 @@ import {
   type Plant,
   type PlantStore,
 } from '../index.js';
-import { int64Json } from '../schemas/int64-json.js';
+import { int64Json } from '../index.js';
 
 /** Where the baseline routes answer in the service's app (its `/plants` routes are the service's own). */
 export const BASELINE_PATH = '/baseline/plants';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Long, MongoClient, type Collection } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
-import { PLANTS_COLLECTION, type PlantDocument } from '../server/plants/mongo-plant-store.js';
+import { PLANTS_COLLECTION, type PlantDocument } from '../index.js';
 import { PLANT_NAME, PLANT_TAG } from './plant-requests.js';
 
 const BATCH = 10_000;

@@ -62,7 +62,7 @@ interface Mongo {
 
 async function openMongo(): Promise<Mongo> {
   // Loaded only when needed: a no-op-only run needs no MongoDB at all.
-  const { resolveMongo } = await import('../server/db/mongo-source.js');
+  const { resolveMongo } = await import('../index.js');
   return resolveMongo({ uri: process.env.MONGODB_URI, warn: (message: string) => { console.warn(message); } });
 }
 

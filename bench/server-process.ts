@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { startService, type ServiceProcess } from '../tests/helpers/service-process.js';
+import { startService, type ServiceProcess } from '@plant-store/service-launcher';
 import { SERVER_KIND_ENV, STORE_KIND_ENV, isChildMessage, type ChildMessage, type ParentMessage, type ProfileKind, type ServerKind, type StoreKind } from './child-protocol.js';
 
 /**

@@ -1,4 +1,4 @@
-import { startService } from '../tests/helpers/service-process.js';
+import { startService } from '@plant-store/service-launcher';
 
 /** Asked this often, the first 200 is seen within a few ms of the service being ready. */
 const POLL_INTERVAL_MS = 2;

@@ -15,14 +15,13 @@ import { parseArgs } from 'node:util';
 import { MongoClient, type Db } from 'mongodb';
 
 import { runRound } from './load-round.js';
-import { newWebhookSecret, startWebhookReceiver } from '../tests/helpers/webhook-receiver.js';
+import { newWebhookSecret, startWebhookReceiver } from '@plant-store/service-launcher';
 import { describeMachine } from './machine.js';
 import { createPlantRequest } from './plant-requests.js';
 import { formatTable, type ContenderSummary, type MeasuredRound } from './report.js';
 import { ServerProcess } from './server-process.js';
-import { resolveMongo } from '../server/db/mongo-source.js';
-import { MongoPlantStore, PLANTS_COLLECTION } from '../server/plants/mongo-plant-store.js';
-import { DUE_INDEX } from '../server/webhooks/webhook-record.js';
+import { resolveMongo } from '../index.js';
+import { DUE_INDEX, MongoPlantStore, PLANTS_COLLECTION } from '../index.js';
 
 const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const plan = args.quick ? { rounds: 3, seconds: 2, warmupSeconds: 1, storeCreates: 2_000 } : { rounds: 5, seconds: 3, warmupSeconds: 1, storeCreates: 5_000 };

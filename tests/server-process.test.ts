@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spawnService, type SpawnedService } from './helpers/service-process.js';
+import { spawnService, type SpawnedService } from '@plant-store/service-launcher';
 import { testMongoUri } from './helpers/app.js';
 
 /** The built service as `npm start` runs it (npm test builds first), on any free port. */

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { forgedToken, goodClaims, makeSigningKey, startIdentityProvider, type IdentityProvider, type SigningKey } from '../helpers/identity-provider.js';
 import { callOperation, PLANT_OPERATIONS, refusalOf, type Transport } from '../helpers/plant-calls.js';
-import { spawnService, startService, type ServiceProcess } from '../helpers/service-process.js';
-import { openRawSocket, parseResponse } from '../reliability/helpers/raw-socket.js';
+import { spawnService, startService, type ServiceProcess } from '@plant-store/service-launcher';
+import { openRawSocket, parseResponse } from '../helpers/raw-socket.js';
 
 const FAST_PATH = process.env.FAST_PATH ?? 'on';
 const STATIC_TOKEN = 'static-token-Qm3vX8';

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTHeaderParameters } from 'jose';
-import { freePort } from './service-process.js';
+import { freePort } from '@plant-store/service-launcher';
 
 export const ISSUER = 'https://id.plants.test/';
 export const AUDIENCE = 'https://api.plants.test';

@@ -1,6 +1,6 @@
 import { Long, type Collection } from 'mongodb';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
 import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
 import type { WebhookRecord } from '../../server/webhooks/webhook-record.js';
 import { startTestApp, type TestApp } from './app.js';

@@ -3,8 +3,8 @@
 // serve, empty query parameters, CORS preflights, pipelining, and the failed-auth limit.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RawResponse } from './helpers/http-responses.js';
-import { HOSTILE_TOKEN, rawRequest, useHostileService, type HostileService } from './helpers/http-attacks.js';
+import type { RawResponse } from '../helpers/http-responses.js';
+import { HOSTILE_TOKEN, rawRequest, useHostileService, type HostileService } from '../helpers/hostile-service.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
 const ORIGIN = 'https://garden.example';

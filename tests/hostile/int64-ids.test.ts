@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBigInt } from '../../schemas/int64.js';
 import { numberSpelling, type Spelling } from '../int64/number-spellings.js';
-import { exactJson, FAST_PATH_MODES, JSON_WITH_TOKEN, messageOf, readBack, startHostileService, trpcQuery, type Answer, type HostileService } from './helpers/hostile-service.js';
+import { exactJson, FAST_PATH_MODES, JSON_WITH_TOKEN, messageOf, readBack, startHostileService, trpcQuery, type Answer, type HostileService } from '../helpers/hostile-service.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
 const RANGE = 'id must be an integer from -9223372036854775808 to 9223372036854775807';
@@ -44,7 +44,7 @@ describe.each(FAST_PATH_MODES)('ids in every spelling, FAST_PATH=%s, the built s
   /** The ids the service took, as exact integers. */
   const accepted = new Set<bigint>();
   beforeAll(async () => {
-    service = await startHostileService(mode);
+    service = await startHostileService({ FAST_PATH: mode });
   });
   afterAll(async () => {
     await service.stop();
@@ -66,7 +66,7 @@ describe.each(FAST_PATH_MODES)('ids in every spelling, FAST_PATH=%s, the built s
     expect(messageOf(query)).toBe(NOT_AN_INTEGER);
     const { rest } = await readBack(service, rounded);
     expect(rest.status).toBe(404);
-    await service.expectUnharmed();
+    await service.checkAfterBatch();
   });
 
   it.each([
@@ -109,7 +109,7 @@ describe.each(FAST_PATH_MODES)('ids in every spelling, FAST_PATH=%s, the built s
       }),
       { seed: SEED, numRuns: 200 },
     );
-    await service.expectUnharmed();
+    await service.checkAfterBatch();
     await expectStoredExactly(service, accepted);
   }, 60_000);
 });

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../schemas/json-text.js';
-import { FAST_PATH_MODES, JSON_WITH_TOKEN, messageOf, startHostileService, trpcQuery, type HostileService, type Sent } from './helpers/hostile-service.js';
+import { FAST_PATH_MODES, JSON_WITH_TOKEN, messageOf, startHostileService, trpcQuery, type HostileService, type Sent } from '../helpers/hostile-service.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
 const TOO_DEEP = `is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`;
@@ -87,7 +87,7 @@ const hostileRequest: fc.Arbitrary<{ sent: Sent; depth: number; creates: boolean
 describe.each(FAST_PATH_MODES)('deeply nested JSON, FAST_PATH=%s, the built service', (mode) => {
   let service: HostileService;
   beforeAll(async () => {
-    service = await startHostileService(mode);
+    service = await startHostileService({ FAST_PATH: mode });
     const stored = await service.send({ method: 'POST', path: '/plants', body: JSON.stringify(CONTROL), headers: JSON_WITH_TOKEN });
     expect(stored.status).toBe(200);
   });
@@ -105,7 +105,7 @@ describe.each(FAST_PATH_MODES)('deeply nested JSON, FAST_PATH=%s, the built serv
       expect(answer.status, `${method} ${path}`).toBeLessThan(500);
       if (path === '/plants' || path === '/trpc/createPlant') expect(messageOf(answer)).toBe(`the request body ${TOO_DEEP}`);
     }
-    await service.expectUnharmed();
+    await service.checkAfterBatch();
     expect(await service.storedPlants()).toEqual([CONTROL]);
   });
 
@@ -115,7 +115,7 @@ describe.each(FAST_PATH_MODES)('deeply nested JSON, FAST_PATH=%s, the built serv
       expect(answer.status).toBe(400);
       expect(messageOf(answer)).toBe(`the input parameter ${TOO_DEEP}`);
     }
-    await service.expectUnharmed();
+    await service.checkAfterBatch();
   });
 
   it('generated nesting in every field and position: 4xx for each, within the limit or past it, and nothing stored', async () => {
@@ -130,7 +130,7 @@ describe.each(FAST_PATH_MODES)('deeply nested JSON, FAST_PATH=%s, the built serv
       }),
       { seed: SEED, numRuns: 150 },
     );
-    await service.expectUnharmed();
+    await service.checkAfterBatch();
     expect(await service.storedPlants()).toEqual([CONTROL]);
   }, 60_000);
 });

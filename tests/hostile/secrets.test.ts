@@ -4,10 +4,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { spawnService } from '../helpers/service-process.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { freePort } from '../helpers/service-process.js';
-import { HOSTILE_TOKEN, leaksIn, rawRequest, useHostileService } from './helpers/http-attacks.js';
+import { spawnService } from '@plant-store/service-launcher';
+import { startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
+import { freePort } from '@plant-store/service-launcher';
+import { HOSTILE_TOKEN, leaksIn, rawRequest, useHostileService } from '../helpers/hostile-service.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_124);
 const WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;

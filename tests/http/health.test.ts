@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { authHeaders, testConfig } from '../helpers/app.js';
-import { openRawSocket, parseResponse, postHead } from '../reliability/helpers/raw-socket.js';
+import { openRawSocket, parseResponse, postHead } from '../helpers/raw-socket.js';
 
 describe('health probes', () => {
   it('/healthz and /readyz answer 200 while MongoDB answers', async () => {

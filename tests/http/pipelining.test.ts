@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { startTestApp, TEST_TOKEN, useListeningTestApp } from '../helpers/app.js';
 import { scriptedStore } from '../helpers/scripted-store.js';
-import { splitResponses } from '../hostile/helpers/http-responses.js';
-import { openRawSocket } from '../reliability/helpers/raw-socket.js';
+import { splitResponses } from '../helpers/http-responses.js';
+import { openRawSocket } from '../helpers/raw-socket.js';
 
 const listening = useListeningTestApp();
 const auth = `authorization: Bearer ${TEST_TOKEN}`;

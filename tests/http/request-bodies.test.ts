@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { openRawSocket, parseResponse } from '../reliability/helpers/raw-socket.js';
+import { openRawSocket, parseResponse } from '../helpers/raw-socket.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../schemas/body-limit.js';
 import { TEST_TOKEN, useListeningTestApp } from '../helpers/app.js';
 

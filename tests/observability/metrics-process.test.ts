@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { freePort, startService, type ServiceProcess } from '../helpers/service-process.js';
-import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { parseSamples, sampleValue, type Sample } from './prometheus-text.js';
+import { freePort, startService, type ServiceProcess } from '@plant-store/service-launcher';
+import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
+import { parseSamples, sampleValue, type Sample } from '../helpers/prometheus-text.js';
 
 const TOKEN = 'metrics-test-token';
 const auth = { authorization: `Bearer ${TOKEN}` };

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { startService, type ServiceProcess } from '../helpers/service-process.js';
-import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
+import { startService, type ServiceProcess } from '@plant-store/service-launcher';
+import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
+import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 
 const TOKEN = 'tracing-test-token';
 const json = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { testConfig } from '../helpers/app.js';
-import { fetchDocument } from './openapi-reading.js';
+import { fetchDocument } from '../helpers/openapi-reading.js';
 
 let app: FastifyInstance;
 beforeAll(async () => {

@@ -17,7 +17,7 @@ import {
   shapeOf,
   type OpenApiDocument,
   type Operation,
-} from './openapi-reading.js';
+} from '../helpers/openapi-reading.js';
 
 const NEW_PLANT = {
   type: 'object',

@@ -16,8 +16,8 @@ import { buildApp } from '../../server/app.js';
 import { startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
 import { scriptedStore } from '../helpers/scripted-store.js';
-import { openRawSocket, parseResponse } from '../reliability/helpers/raw-socket.js';
-import { fetchDocument, type OpenApiDocument, type Operation } from './openapi-reading.js';
+import { openRawSocket, parseResponse } from '../helpers/raw-socket.js';
+import { fetchDocument, type OpenApiDocument, type Operation } from '../helpers/openapi-reading.js';
 
 /** The Authorization header of each kind of example request; the JWTs come from a provider on loopback, minted before the tests. */
 const AUTHORIZATION: Record<ExampleRequest['token'], string | undefined> = { valid: `Bearer ${TEST_TOKEN}`, invalid: 'Bearer not-a-token-we-issued', none: undefined, readOnly: undefined, writeOnly: undefined };

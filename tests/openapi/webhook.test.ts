@@ -3,11 +3,11 @@
 // /openapi.json and /docs; and its example is what the service really sends.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { newWebhookSecret } from '@plant-store/service-launcher';
 import { buildApp } from '../../server/app.js';
 import { postPlant, testConfig } from '../helpers/app.js';
 import { useWebhookReceiver, webhookEnv } from '../helpers/webhooks.js';
-import { fetchDocument, jsonSchemaOf, resolveRefs, shapeOf, type OpenApiDocument, type Operation } from './openapi-reading.js';
+import { fetchDocument, jsonSchemaOf, resolveRefs, shapeOf, type OpenApiDocument, type Operation } from '../helpers/openapi-reading.js';
 
 type WithWebhooks = OpenApiDocument & { webhooks?: Record<string, Record<string, WebhookOperation | undefined> | undefined> };
 type WebhookOperation = Operation & {

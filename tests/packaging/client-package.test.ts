@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd, type Command } from './helpers/processes.js';
+import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd, type Command } from '../helpers/processes.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 const TOKEN = 'client-package-token';

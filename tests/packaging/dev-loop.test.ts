@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { descendantsOf, isRunning, killIfRunning, run, type Command } from './helpers/processes.js';
+import { descendantsOf, isRunning, killIfRunning, run, type Command } from '../helpers/processes.js';
 
 const BANNER = /accepts the development token kept in (\S+)\.\n\s+token: (\S+)\n.*\n\s+curl -s -X POST (http:\/\/\S+)\/plants/;
 

@@ -6,11 +6,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { freePort, newWebhookSecret } from '@plant-store/service-launcher';
 import { documentBlocks, documentedOutput } from '../helpers/readme.js';
-import { freePort } from '../helpers/service-process.js';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
 import { webhookEnv } from '../helpers/webhooks.js';
-import { killIfRunning, PROJECT_ROOT, run, runToEnd, type Command } from './helpers/processes.js';
+import { killIfRunning, PROJECT_ROOT, run, runToEnd, type Command } from '../helpers/processes.js';
 
 const TYPES = 'plant-store-types.ts';
 const CLIENT = 'rest-client.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testMongoUri, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { documentBlocks, documentedOutput } from '../helpers/readme.js';
-import { PROJECT_ROOT, run, runToEnd } from './helpers/processes.js';
+import { PROJECT_ROOT, run, runToEnd } from '../helpers/processes.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 /** The fast path, a workspace package, travels in the tarball as a bundled dependency. */

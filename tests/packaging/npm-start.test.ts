@@ -4,8 +4,8 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openRawSocket, parseResponse, postHead } from '../reliability/helpers/raw-socket.js';
-import { commandLine, descendantsOf, isRunning, killIfRunning, LISTENING, PROJECT_ROOT, run, type Command } from './helpers/processes.js';
+import { openRawSocket, parseResponse, postHead } from '../helpers/raw-socket.js';
+import { commandLine, descendantsOf, isRunning, killIfRunning, LISTENING, PROJECT_ROOT, run, type Command } from '../helpers/processes.js';
 
 const TOKEN = 'npm-start-token';
 

@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { readmeText } from '../helpers/readme.js';
-import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd } from './helpers/processes.js';
+import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd } from '../helpers/processes.js';
 
 const TOKEN = 'production-token';
 /**
  * What a production tree must not hold: the embedded MongoDB, the build, the tests and the dev tools.
  * Not `@types/node`: protobufjs, under the OpenTelemetry OTLP exporter, depends on it.
  */
-const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'typescript', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', 'playwright-core', 'eslint'];
+const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'typescript', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', 'playwright-core', 'eslint', 'autocannon', 'hono', '@orpc/server'];
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 
 /** The production install command of README's Production section, as its arguments after `npm`. */

@@ -3,10 +3,10 @@
 // 2 s of MongoDB answering again, loses no plant it answered 200, and says once why it refused.
 import { MongoClient } from 'mongodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startService, type ServiceProcess } from '../helpers/service-process.js';
-import { newWebhookSecret, startWebhookReceiver } from '../helpers/webhook-receiver.js';
-import { mongodProcess, type MongodProcess } from './helpers/mongod-process.js';
-import { healing, slowest, startTraffic, tally, unexpected, type Traffic } from './helpers/plant-traffic.js';
+import { startService, type ServiceProcess } from '@plant-store/service-launcher';
+import { newWebhookSecret, startWebhookReceiver } from '@plant-store/service-launcher';
+import { mongodProcess, type MongodProcess } from '../helpers/mongod-process.js';
+import { healing, slowest, startTraffic, tally, unexpected, type Traffic } from '../helpers/plant-traffic.js';
 
 const TOKEN = 'lifecycle-test-token';
 const DB_NAME = 'lifecycle';

@@ -5,7 +5,7 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { postPlant, startTestApp, testMongoUri, type TestApp } from '../helpers/app.js';
-import { startMongoWireProxy, type MongoWireProxy } from './helpers/mongo-wire-proxy.js';
+import { startMongoWireProxy, type MongoWireProxy } from '../helpers/mongo-wire-proxy.js';
 
 let proxy: MongoWireProxy;
 beforeAll(async () => {

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { postRaw } from '../helpers/http-post.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { checkAnswer } from './fuzz/check-answer.js';
-import { fuzzRequest, TOKEN, type FuzzRequest } from './fuzz/hostile-bodies.js';
+import { checkAnswer } from '../helpers/fuzz/check-answer.js';
+import { fuzzRequest, TOKEN, type FuzzRequest } from '../helpers/fuzz/hostile-bodies.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
 const headersOf = (request: FuzzRequest): Record<string, string> => ({

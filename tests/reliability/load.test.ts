@@ -2,8 +2,8 @@
 // another client pages through GET /plants and a webhook receiver on loopback must get every
 // acknowledged plant's event.
 import { describe, expect, it, inject } from 'vitest';
-import { formatLoadReport, loadFailures } from './load/load-report.js';
-import { runLoad } from './load/run-load.js';
+import { formatLoadReport, loadFailures } from '../helpers/load/load-report.js';
+import { runLoad } from '../helpers/load/run-load.js';
 
 describe('load', () => {
   it('2,000 plants from 64 concurrent clients: all 200, all stored once, no 5xx; paging lists each acknowledged plant exactly once; every event delivered once', async () => {

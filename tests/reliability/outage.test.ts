@@ -4,8 +4,8 @@
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { startService, type ServiceProcess } from '../helpers/service-process.js';
-import { startMongoWireProxy, type MongoWireProxy } from './helpers/mongo-wire-proxy.js';
+import { startService, type ServiceProcess } from '@plant-store/service-launcher';
+import { startMongoWireProxy, type MongoWireProxy } from '../helpers/mongo-wire-proxy.js';
 
 const TOKEN = 'outage-test-token';
 const TIMEOUT_MS = 1_500;

@@ -8,7 +8,7 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PLANTS_COLLECTION } from '../../server/plants/mongo-plant-store.js';
 import { postPlant, startTestApp, TEST_TOKEN, testMongoUri, type TestApp } from '../helpers/app.js';
-import { startMongoWireProxy, type MongoWireProxy } from './helpers/mongo-wire-proxy.js';
+import { startMongoWireProxy, type MongoWireProxy } from '../helpers/mongo-wire-proxy.js';
 
 let proxy: MongoWireProxy;
 let testApp: TestApp;

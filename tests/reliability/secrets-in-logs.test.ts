@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MongoClient } from 'mongodb';
 import { postRaw } from '../helpers/http-post.js';
-import { startService } from '../helpers/service-process.js';
+import { startService } from '@plant-store/service-launcher';
 import { testMongoUri } from '../helpers/app.js';
 
 const GOOD = ['Sx9-good-token-A1b2C3d4', 'Sx9-other-good-token-Z9'];

@@ -4,9 +4,9 @@ import { MongoClient } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postJson, type PostOutcome } from '../helpers/http-post.js';
-import { startService } from '../helpers/service-process.js';
+import { startService } from '@plant-store/service-launcher';
 import { testMongoUri } from '../helpers/app.js';
-import { openRawSocket, parseResponse, postHead } from './helpers/raw-socket.js';
+import { openRawSocket, parseResponse, postHead } from '../helpers/raw-socket.js';
 
 const TOKEN = 'shutdown-test-token';
 const WORKERS = 16;

@@ -1,7 +1,7 @@
 // Slow or idle clients cannot hold connections: request and keep-alive timeouts close them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
-import { openRawSocket, parseResponse, postHead } from './helpers/raw-socket.js';
+import { openRawSocket, parseResponse, postHead } from '../helpers/raw-socket.js';
 
 const REQUEST_TIMEOUT_MS = 600;
 const KEEP_ALIVE_TIMEOUT_MS = 400;

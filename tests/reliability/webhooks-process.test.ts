@@ -3,10 +3,10 @@
 import { Long, MongoClient, type Collection } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driveLoad, makePlants } from './load/drive-load.js';
+import { driveLoad, makePlants } from '../helpers/load/drive-load.js';
 import { postJson } from '../helpers/http-post.js';
-import { freePort, spawnService, startService } from '../helpers/service-process.js';
-import { newWebhookSecret, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { freePort, spawnService, startService } from '@plant-store/service-launcher';
+import { newWebhookSecret, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@plant-store/service-launcher';
 import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
 import { testMongoUri } from '../helpers/app.js';
 import { allIn, waitForEvent } from '../helpers/webhooks.js';

@@ -2,7 +2,7 @@
 // request with the `standardwebhooks` package: what is sent, signed how, and once per URL.
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { newWebhookSecret } from '@plant-store/service-launcher';
 import { buildApp, createAppCaller } from '../../server/app.js';
 import { authHeaders, postPlant, testConfig, testMongoUri, TEST_TOKEN } from '../helpers/app.js';
 import { allIn, waitForEvent, webhookEnv, useWebhookReceiver } from '../helpers/webhooks.js';

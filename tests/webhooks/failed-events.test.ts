@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { newWebhookSecret } from '@plant-store/service-launcher';
 import { postPlant, testMongoUri } from '../helpers/app.js';
 import { allIn, useWebhookReceiver, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
 

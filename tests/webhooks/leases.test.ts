@@ -2,7 +2,7 @@
 // over, one still held is left alone, and closing the app finishes or releases what is in flight.
 import { Long } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { newWebhookSecret } from '@plant-store/service-launcher';
 import { buildApp } from '../../server/app.js';
 import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
 import { newWebhookRecord } from '../../server/webhooks/webhook-record.js';

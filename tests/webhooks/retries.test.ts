@@ -1,8 +1,8 @@
 // Retries of the new-plant webhook: what counts as delivered, what is retried and when, and what
 // is given up on, logged and left in MongoDB to find.
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/service-process.js';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { freePort } from '@plant-store/service-launcher';
+import { newWebhookSecret } from '@plant-store/service-launcher';
 import { captureLogs } from '../helpers/log-capture.js';
 import { postPlant } from '../helpers/app.js';
 import { allIn, waitForEvent, webhookEnv, useWebhookReceiver } from '../helpers/webhooks.js';

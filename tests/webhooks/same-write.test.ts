@@ -4,10 +4,10 @@
 import { Int32, type Document } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
 import { postPlant, startTestApp, testMongoUri, type TestApp } from '../helpers/app.js';
 import { allIn, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
-import { startMongoWireProxy, type MongoWireProxy } from '../reliability/helpers/mongo-wire-proxy.js';
+import { startMongoWireProxy, type MongoWireProxy } from '../helpers/mongo-wire-proxy.js';
 
 const SECRET = newWebhookSecret();
 let proxy: MongoWireProxy;

@@ -4,10 +4,10 @@
 import type { Document } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../helpers/webhook-receiver.js';
+import { newWebhookSecret } from '@plant-store/service-launcher';
 import { postPlant, testMongoUri } from '../helpers/app.js';
 import { allIn, useWebhookReceiver, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
-import { isCommand, startMongoWireProxy, type MongoWireProxy } from '../reliability/helpers/mongo-wire-proxy.js';
+import { isCommand, startMongoWireProxy, type MongoWireProxy } from '../helpers/mongo-wire-proxy.js';
 
 const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt } from '@plant-store/mongod-emulator';
-import { freePort } from '../../helpers/service-process.js';
+import { freePort } from '@plant-store/service-launcher';
 
 const READY_LINE = 'Waiting for connections';
 const START_TIMEOUT_MS = 20_000;

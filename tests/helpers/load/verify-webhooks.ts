@@ -1,5 +1,5 @@
 import type { LoadPlant } from './drive-load.js';
-import type { ReceivedWebhook } from '../../helpers/webhook-receiver.js';
+import type { ReceivedWebhook } from '@plant-store/service-launcher';
 
 export interface WebhookCheck {
   /** Requests the receiver got. */

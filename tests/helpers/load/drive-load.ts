@@ -1,5 +1,5 @@
 import { Agent } from 'node:http';
-import { postJson } from '../../helpers/http-post.js';
+import { postJson } from '../http-post.js';
 
 export interface LoadPlant {
   id: number;

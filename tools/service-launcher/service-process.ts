@@ -2,7 +2,7 @@
  * The one launcher of service processes, for the process tests, the load check (`npm run load`)
  * and the benchmark's server children: it spawns a built script (the service by default),
  * keeps its output, and can wait until it answers `/healthz` on a free loopback port.
- * It lives with the tests because the tests need it and must not import bench/.
+ * A package of its own so that tests/ and bench/ share it without importing each other.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';

@@ -1,5 +1,5 @@
 import { Agent } from 'node:http';
-import { checkListing, httpPages, pageThrough, sumChecks, type ListingCheck, type SentPlants } from '../../helpers/plant-pages.js';
+import { checkListing, httpPages, pageThrough, sumChecks, type ListingCheck, type SentPlants } from '../plant-pages.js';
 import type { LoadPlant } from './drive-load.js';
 
 /** A client's page size: the largest `limit` there is. */

@@ -3,7 +3,7 @@
 // kept with when it was sent and answered, so a test can say how long refusals took and when the
 // service healed.
 import { Agent, request } from 'node:http';
-import { postJson } from '../../helpers/http-post.js';
+import { postJson } from './http-post.js';
 
 export interface Exchange {
   kind: 'create' | 'get';

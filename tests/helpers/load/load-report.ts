@@ -1,5 +1,5 @@
 import type { WebhookCheck } from './verify-webhooks.js';
-import type { ListingCheck } from '../../helpers/plant-pages.js';
+import type { ListingCheck } from '../plant-pages.js';
 import type { PagingReport } from './page-during-load.js';
 
 /** The figures one load run measured. */

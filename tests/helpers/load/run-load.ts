@@ -4,10 +4,10 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import { driveLoad, makePlants, type DriveResult } from './drive-load.js';
 import type { LoadReport } from './load-report.js';
 import { pageDuringLoad, type PagingReport } from './page-during-load.js';
-import { startService } from '../../helpers/service-process.js';
+import { startService } from '@plant-store/service-launcher';
 import { verifyStore } from './verify-store.js';
 import { verifyWebhooks } from './verify-webhooks.js';
-import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
 
 export interface LoadOptions {
   /** Distinct plants to create, one request each. */

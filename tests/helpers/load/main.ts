@@ -8,9 +8,9 @@
  * --webhooks, a receiver on loopback must also get every acknowledged plant's event, once, verified.
  */
 import { parseArgs } from 'node:util';
-import { resolveMongo } from '../server/db/mongo-source.js';
-import { formatLoadReport, loadFailures } from '../tests/reliability/load/load-report.js';
-import { runLoad } from '../tests/reliability/load/run-load.js';
+import { resolveMongo } from '../../../server/db/mongo-source.js';
+import { formatLoadReport, loadFailures } from './load-report.js';
+import { runLoad } from './run-load.js';
 
 const { values } = parseArgs({
   options: { plants: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '64' }, webhooks: { type: 'boolean', default: false } },

@@ -1,0 +1,2 @@
+export * from './service-process.js';
+export * from './webhook-receiver.js';
