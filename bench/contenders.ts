@@ -14,6 +14,8 @@ export interface ExpectedAnswer {
 /** One way of doing an operation over HTTP that the benchmark times. */
 export interface Contender {
   label: string;
+  /** Its row in the results table, where one row gathers the operations (the label when absent). */
+  row?: string;
   server: ServerKind;
   /** The autocannon request this contender is timed with. */
   request: (token: string) => Request;
@@ -41,6 +43,8 @@ export interface Operation {
 
 const plant = { name: PLANT_NAME, tag: PLANT_TAG };
 const BASELINE_LABEL = 'baseline: plain Fastify route, same app';
+const REST_ROW = 'REST (trpc-to-openapi)';
+const TRPC_ROW = 'tRPC';
 
 /** The peer stacks (bench/peers/): each serves the REST routes at the service's paths. */
 const PEERS: readonly { label: string; server: PeerKind }[] = [
@@ -58,8 +62,8 @@ export const CREATE: Operation = {
   title: 'create (a new plant each request)',
   contenders: [
     { label: BASELINE_LABEL, server: 'baseline', request: (token) => createPlantRequest(BASELINE_PATH, token), expected: { status: 200, body: plant } },
-    { label: 'POST /plants (trpc-to-openapi)', server: 'service', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant } },
-    { label: '/trpc/createPlant (tRPC)', server: 'service', request: (token) => createPlantRequest('/trpc/createPlant', token), expected: { status: 200, body: { result: { data: plant } } } },
+    { label: 'POST /plants (trpc-to-openapi)', row: REST_ROW, server: 'service', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant } },
+    { label: '/trpc/createPlant (tRPC)', row: TRPC_ROW, server: 'service', request: (token) => createPlantRequest('/trpc/createPlant', token), expected: { status: 200, body: { result: { data: plant } } } },
     { label: 'reference: the route in bare Fastify', server: 'bare', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
     ...peerContenders((token) => createPlantRequest('/plants', token), { status: 200, body: plant }),
     // The cost of observability, next to POST /plants with both off (bench/observed-service.ts).
@@ -91,12 +95,14 @@ export const LIST: Operation = {
     },
     {
       label: `GET /plants?limit=${LIST_LIMIT} (trpc-to-openapi)`,
+      row: REST_ROW,
       server: 'service',
       request: (token) => getRequest(`/plants?limit=${LIST_LIMIT}`, token),
       expected: { status: 200, body: firstPage, link: nextPageLink('/plants') },
     },
     {
       label: '/trpc/listPlants (tRPC)',
+      row: TRPC_ROW,
       server: 'service',
       request: (token) => getRequest(`/trpc/listPlants?input=${listInput}`, token),
       expected: { status: 200, body: { result: { data: firstPage } } },
@@ -112,9 +118,10 @@ export const DELETE: Operation = {
   title: 'delete (a stored plant each request)',
   contenders: [
     { label: BASELINE_LABEL, server: 'baseline', request: (token) => deleteByPathRequest(BASELINE_PATH, token), expected: { status: 204, body: undefined } },
-    { label: 'DELETE /plants/{id} (trpc-to-openapi)', server: 'service', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined } },
+    { label: 'DELETE /plants/{id} (trpc-to-openapi)', row: REST_ROW, server: 'service', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined } },
     {
       label: '/trpc/deletePlant (tRPC)',
+      row: TRPC_ROW,
       server: 'service',
       request: (token) => deleteByBodyRequest('/trpc/deletePlant', token),
       expected: { status: 200, body: { result: {} } },

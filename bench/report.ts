@@ -7,6 +7,8 @@ export interface MeasuredRound extends RoundResult {
 
 export interface ContenderSummary {
   label: string;
+  /** Its row in the results table (bench/results-table.ts); the label when absent. */
+  row?: string | undefined;
   /** Shown for reference, with no target. */
   reference: boolean;
   /** A peer stack: the yardstick of the routes' CPU targets, with none of its own. */
@@ -26,7 +28,7 @@ interface Row {
   cpuMicrosPerRequest: number;
 }
 
-const median = (values: number[]): number => {
+export const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   const upper = sorted[middle] ?? Number.NaN;

@@ -17,6 +17,7 @@ import { describeMachine } from './machine.js';
 import { observedServiceEnv, startCollectorStub } from './observed-service.js';
 import { deleteIds } from './plant-requests.js';
 import { formatPeerTargets, formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
+import { formatResultsSection, type MeasuredOperation } from './results-table.js';
 import { ServerProcess, STEADY_HEAP_FLAGS } from './server-process.js';
 import { measureStartup } from './startup-time.js';
 
@@ -146,6 +147,7 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
         operation,
         contenders.map((contender) => ({
           label: contender.label,
+          row: contender.row,
           reference: contender.reference ?? false,
           peer: contender.peer ?? false,
           judgedAgainst: contender.judgedAgainst,
@@ -201,11 +203,27 @@ const MAX_STARTUP_MS = 1000;
  */
 const PEER_TARGETS = { noop: { maxCpuRatio: 1.05 }, mongo: { minRatio: 0.9 } } as const;
 
+/** Every target line the run printed, for the results section's verdict. */
+const targetLines: string[] = [];
+
+function printTargets(lines: string): void {
+  if (lines === '') return;
+  console.log(lines);
+  targetLines.push(...lines.split('\n').filter((line) => line.startsWith(`  ${verdict(true)}`) || line.startsWith(`  ${verdict(false)}`)));
+}
+
 function printComparison(title: string, summaries: ContenderSummary[], store: StoreKind): void {
   console.log(`\n${title}`);
   console.log(formatTable(summaries));
-  console.log(formatTargets(summaries, TARGETS[store]));
-  console.log(formatPeerTargets(summaries, PEER_TARGETS[store]));
+  printTargets(formatTargets(summaries, TARGETS[store]));
+  printTargets(formatPeerTargets(summaries, PEER_TARGETS[store]));
+}
+
+/** How this run was started, as the results section names it. */
+function command(): string {
+  const fastPath = process.env.FAST_PATH === undefined ? '' : `FAST_PATH=${process.env.FAST_PATH} `;
+  const argv = process.argv.slice(2);
+  return `${fastPath}npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`;
 }
 
 async function main(): Promise<void> {
@@ -222,6 +240,9 @@ async function main(): Promise<void> {
   const operations = selectedOperations(args.operations);
   const mongo = stores.includes('mongo') ? await openMongo() : undefined;
   const db = mongo ? await BenchDatabase.open(mongo.uri) : undefined;
+  const measured: MeasuredOperation[] = [];
+  let memorySentence: string | undefined;
+  let startupSentence: string | undefined;
   try {
     if (mongo) {
       const emulated = mongo.kind === 'emulator' ? ' — the in-memory mongod emulator (tools/mongod-emulator), not a real mongod' : '';
@@ -230,7 +251,10 @@ async function main(): Promise<void> {
     for (const store of stores) {
       const results = await compare(store, store === 'mongo' && db ? db.uri : UNUSED_MONGODB_URI, operations, store === 'mongo' ? db : undefined);
       const storeTitle = store === 'noop' ? 'No-op store (HTTP and RPC layers alone)' : `MongoDB store (${mongo?.kind ?? '?'})`;
-      for (const [operation, summaries] of results) printComparison(`${storeTitle}, ${operation.title}:`, summaries, store);
+      for (const [operation, summaries] of results) {
+        printComparison(`${storeTitle}, ${operation.title}:`, summaries, store);
+        measured.push({ store, operation: operation.name, summaries });
+      }
     }
 
     const memoryStore: StoreKind = mongo ? 'mongo' : 'noop';
@@ -245,19 +269,36 @@ async function main(): Promise<void> {
       console.log(`  RSS after a full GC ${megabytes(first.rss)} → ${megabytes(last.rss)} (${percent(rssGrowth)}); heap in use after it ${megabytes(first.heapUsed)} → ${megabytes(last.heapUsed)}`);
       console.log(`  RSS read straight after the requests, before that GC ${megabytes(first.rssBeforeGc)} → ${megabytes(last.rssBeforeGc)} (${percent(growth(first.rssBeforeGc, last.rssBeforeGc))})`);
       // The target is about 10,000 → 100,000 requests; --quick's shorter run includes the warm-up.
-      if (!args.quick) console.log(`  ${verdict(rssGrowth <= MAX_RSS_GROWTH)} RSS growth after a full GC (target ≤ ${MAX_RSS_GROWTH * 100}%)`);
+      if (!args.quick) printTargets(`  ${verdict(rssGrowth <= MAX_RSS_GROWTH)} RSS growth after a full GC (target ≤ ${MAX_RSS_GROWTH * 100}%)`);
+      memorySentence =
+        `With the ${memoryStore === 'mongo' ? 'MongoDB' : 'no-op'} store, RSS after a full GC went from ${megabytes(first.rss)} to ${megabytes(last.rss)} ` +
+        `between ${fewer.toLocaleString('en')} and ${more.toLocaleString('en')} requests (${percent(rssGrowth)}).`;
     }
 
     if (mongo) {
       const times: number[] = [];
       for (let run = 0; run < plan.startups; run += 1) times.push(await measureStartup({ mongodbUri: mongo.uri, token: TOKEN }));
       console.log(`Start-up (node dist/server/main.js, MONGODB_URI set, spawn to first 200 on /healthz): ${times.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
-      console.log(`  ${verdict(Math.max(...times) <= MAX_STARTUP_MS)} slowest start-up (target ≤ ${MAX_STARTUP_MS} ms)`);
+      printTargets(`  ${verdict(Math.max(...times) <= MAX_STARTUP_MS)} slowest start-up (target ≤ ${MAX_STARTUP_MS} ms)`);
+      startupSentence = `Start-up took ${times.map((ms) => `${Math.round(ms)}`).join(', ')} ms.`;
     }
   } finally {
     await db?.drop();
     await mongo?.stop();
   }
+  const today = new Date().toISOString().slice(0, 10);
+  console.log('\nFor bench/README.md (its results section, replaced whole):\n');
+  console.log(
+    formatResultsSection(measured, {
+      machine: describeMachine(),
+      date: today,
+      command: command(),
+      mongodb: mongo && (mongo.kind === 'emulator' ? 'the mongod emulator' : mongo.description),
+      memory: memorySentence,
+      startup: startupSentence,
+      targetLines,
+    }),
+  );
 }
 
 function selectedOperations(names: string): Operation[] {

@@ -1,0 +1,61 @@
+import type { StoreKind } from './child-protocol.js';
+import type { OperationName } from './contenders.js';
+import { median, type ContenderSummary } from './report.js';
+
+/** One operation's summaries on one store, as the run measured them. */
+export interface MeasuredOperation {
+  store: StoreKind;
+  operation: OperationName;
+  summaries: ContenderSummary[];
+}
+
+/** What the run found besides the tables: memory, start-up and the target lines it printed. */
+export interface RunSummary {
+  machine: string;
+  date: string;
+  command: string;
+  mongodb: string | undefined;
+  memory: string | undefined;
+  startup: string | undefined;
+  targetLines: string[];
+}
+
+const STORE_TITLE: Record<StoreKind, string> = { noop: 'no-op', mongo: 'MongoDB' };
+
+/**
+ * bench/README.md's results section, in Markdown: one row per contender and one column per store
+ * and operation run. No-op columns hold the server CPU per request in µs (the figure the targets
+ * compare by); MongoDB columns hold req/s ÷ the baseline's, as the emulator's own CPU, on the same
+ * machine, dominates those rounds.
+ */
+export function formatResultsSection(measured: readonly MeasuredOperation[], run: RunSummary): string {
+  const columns = measured.map(({ store, operation }) => `${STORE_TITLE[store]} ${operation}`);
+  const rows = new Map<string, string[]>();
+  measured.forEach(({ store, summaries }, column) => {
+    const baselineRate = median(summaries[0]?.rounds.map((round) => round.requestsPerSecond) ?? []);
+    for (const summary of summaries) {
+      const row = summary.row ?? summary.label;
+      const cells = rows.get(row) ?? Array.from({ length: columns.length }, () => '');
+      cells[column] =
+        store === 'noop'
+          ? Math.round(median(summary.rounds.map((round) => round.cpuMicrosPerRequest))).toString()
+          : (median(summary.rounds.map((round) => round.requestsPerSecond)) / baselineRate).toFixed(2);
+      rows.set(row, cells);
+    }
+  });
+  const missed = run.targetLines.filter((line) => line.includes('MISSED'));
+  const verdicts =
+    missed.length === 0 ? `All ${run.targetLines.length} target lines were met.` : `${missed.length} of ${run.targetLines.length} target lines were MISSED:\n\n${missed.map((line) => `- ${line.trim()}`).join('\n')}`;
+  return [
+    '## Results',
+    '',
+    `The latest figures, on ${run.machine}${run.mongodb ? `, MongoDB = ${run.mongodb}` : ''}, on ${run.date}, from \`${run.command}\`. ` +
+      'No-op columns: server CPU per request in µs, the median over the rounds (lower is better); MongoDB columns: req/s ÷ the baseline\'s (higher is better).',
+    '',
+    `| contender | ${columns.join(' | ')} |`,
+    `|---|${columns.map(() => '---|').join('')}`,
+    ...[...rows].map(([row, cells]) => `| ${row} | ${cells.join(' | ')} |`),
+    '',
+    [run.memory, run.startup, verdicts].filter((sentence) => sentence !== undefined).join(' '),
+  ].join('\n');
+}
