@@ -59,10 +59,30 @@ export class JwtAccessTokens {
 
   private async verifyNow(token: string): Promise<AuthResult> {
     try {
-      const { payload } = await jwtVerify(token, this.keys.getKey, this.options);
-      return this.accepted(token, payload);
+      return this.accepted(token, await this.verifiedPayload(token));
     } catch (error) {
       return this.refused(error);
+    }
+  }
+
+  /**
+   * jose's verdict against the provider's keys. A token whose header singles out no key (no kid,
+   * and several published keys of its algorithm, as during a rotation) is tried with each of them,
+   * as jose's docs advise: the one that verifies its signature decides.
+   */
+  private async verifiedPayload(token: string): Promise<JWTPayload> {
+    try {
+      return (await jwtVerify(token, this.keys.getKey, this.options)).payload;
+    } catch (error) {
+      if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+      for await (const key of error) {
+        try {
+          return (await jwtVerify(token, key, this.options)).payload;
+        } catch (attempt) {
+          if (!(attempt instanceof errors.JWSSignatureVerificationFailed)) throw attempt;
+        }
+      }
+      throw new errors.JWSSignatureVerificationFailed();
     }
   }
 
@@ -106,7 +126,6 @@ function reasonOf(error: unknown): string | undefined {
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return `its algorithm is not allowed: only ${ACCEPTED_ALGORITHMS.join(', ')} are`;
   if (error instanceof errors.JWKSNoMatchingKey) return 'it is signed with a key the identity provider does not publish (kid)';
-  if (error instanceof errors.JWKSMultipleMatchingKeys) return 'its header does not single out one key of the identity provider (kid)';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'its signature does not verify';
   if (error instanceof errors.JOSENotSupported) return 'it needs a JOSE feature the service does not support, such as a critical header (crit)';
   if (error instanceof errors.JOSEError) return 'it is not a well-formed JWT';

@@ -9,7 +9,7 @@ import { createAppCaller } from '../../server/app.js';
 import { createAuthenticator } from '../../server/auth/authenticator.js';
 import { MongoPlantStore } from '../../server/plants/mongo-plant-store.js';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
-import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
+import { makeSigningKey, startIdentityProvider, type IdentityProvider, type SigningKey, type TokenClaims } from '../helpers/identity-provider.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { PLANT_OPERATIONS, type OperationName } from '../helpers/plant-calls.js';
 
@@ -118,6 +118,29 @@ describe('AUTH_REQUIRE_AT_JWT=true', () => {
       }
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe('a token with no kid', () => {
+  it("is verified with whichever of the provider's keys of its algorithm signed it; refused when none did, or for what else is wrong", async () => {
+    const [current, next, stranger] = await Promise.all(['current', 'next', 'stranger'].map((kid) => makeSigningKey(kid, 'RS256')));
+    if (!current || !next || !stranger) throw new Error('no keys');
+    const rotating = await startIdentityProvider({ keys: [current, next] });
+    const app = await startTestApp({ env: rotating.env() });
+    try {
+      const answer = async (key: SigningKey, claims: TokenClaims = {}) => {
+        const token = await rotating.mint(claims, { key, header: { kid: undefined } });
+        const response = await app.app.inject({ method: 'GET', url: '/plants', headers: { authorization: `Bearer ${token}` } });
+        return { status: response.statusCode, challenge: response.headers['www-authenticate'] };
+      };
+      expect(await answer(current)).toEqual({ status: 200, challenge: undefined });
+      expect(await answer(next)).toEqual({ status: 200, challenge: undefined });
+      expect(await answer(stranger)).toEqual({ status: 401, challenge: 'Bearer error="invalid_token", error_description="its signature does not verify"' });
+      expect(await answer(next, { expiresIn: -60 })).toEqual({ status: 401, challenge: 'Bearer error="invalid_token", error_description="it has expired"' });
+    } finally {
+      await app.close();
+      await rotating.close();
     }
   });
 });
