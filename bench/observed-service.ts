@@ -4,9 +4,8 @@
  * exported over OTLP/HTTP to a collector stub on loopback that reads and drops them, so the
  * service pays for making and sending spans, not for a collector's work).
  */
-import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '@plant-store/service-launcher';
 import type { ServerKind } from './child-protocol.js';
 
 export interface CollectorStub {
@@ -29,15 +28,6 @@ export async function startCollectorStub(): Promise<CollectorStub> {
     request.resume();
     request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
-  };
+  const { origin, close } = await listenOnLoopback(server);
+  return { endpoint: origin, close };
 }

@@ -1,2 +1,3 @@
 export * from './service-process.js';
 export * from './webhook-receiver.js';
+export * from './loopback-server.js';

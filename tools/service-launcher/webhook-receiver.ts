@@ -1,6 +1,5 @@
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 import { Webhook } from 'standardwebhooks';
 
 /** One request the receiver got, as it came, and whether the `standardwebhooks` package accepted it. */
@@ -69,12 +68,10 @@ export async function startWebhookReceiver({ secret, port = 0 }: { secret: strin
     return received;
   };
 
-  server.listen(port, '127.0.0.1');
-  await once(server, 'listening');
-  const { port: listening } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server, port);
   const receiver: WebhookReceiver = {
-    port: listening,
-    url: (path = '/hook') => `http://127.0.0.1:${listening}${path}`,
+    port: listening.port,
+    url: (path = '/hook') => `${listening.origin}${path}`,
     received: [],
     respond: () => 200,
     waitFor: async (predicate, timeoutMs = 15_000) => {
@@ -84,11 +81,7 @@ export async function startWebhookReceiver({ secret, port = 0 }: { secret: strin
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
+    close: listening.close,
   };
   return receiver;
 }
