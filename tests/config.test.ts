@@ -77,6 +77,8 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: '10.0.0.1,,yes' }, 'TRUST_PROXY'],
     [{ METRICS_PORT: 'ninety' }, 'METRICS_PORT'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL'],
+    [{ OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_ZIPKIN_ENDPOINT: 'zipkin:9411' }, 'OTEL_EXPORTER_ZIPKIN_ENDPOINT: must be an http(s) URL'],
+    [{ OTEL_TRACES_EXPORTER: 'jaeger' }, 'OTEL_TRACES_EXPORTER: must be a comma-separated list of otlp, console, zipkin, none'],
     [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }, 'OTEL_EXPORTER_OTLP_PROTOCOL: must be one of'],
     [{ OTEL_TRACES_SAMPLER: 'sometimes' }, 'OTEL_TRACES_SAMPLER'],
   ])('refuses %o with a message naming the variable', (env, expected) => {

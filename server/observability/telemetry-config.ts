@@ -40,6 +40,7 @@ export const telemetryEnv = {
     }),
   OTEL_EXPORTER_OTLP_ENDPOINT: url,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url,
+  OTEL_EXPORTER_ZIPKIN_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://zipkin:9411/api/v2/spans' }).optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: oneOf(PROTOCOLS),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: oneOf(PROTOCOLS),
   OTEL_TRACES_SAMPLER: oneOf(SAMPLERS),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { startService, type ServiceProcess } from '@plant-store/service-launcher';
 import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
-import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { startTraceCollector, type TraceCollector } from '../helpers/trace-collector.js';
 
 const TOKEN = 'tracing-test-token';
 const json = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
@@ -16,12 +16,12 @@ const CLIENT = 3;
  * children, and the webhook delivery as a client span linked to the create.
  */
 describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON, FAST_PATH=%s', (fastPath) => {
-  let collector: OtlpReceiver;
+  let collector: TraceCollector;
   let webhooks: WebhookReceiver;
   let service: ServiceProcess;
 
   beforeAll(async () => {
-    collector = await startOtlpReceiver();
+    collector = await startTraceCollector('http/json');
     const secret = newWebhookSecret();
     webhooks = await startWebhookReceiver({ secret });
     service = await startService({
@@ -29,8 +29,7 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
       API_TOKENS: TOKEN,
       FAST_PATH: fastPath,
       LOG_LEVEL: 'info',
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      ...collector.env,
       OTEL_SERVICE_NAME: 'plant-store-under-test',
       OTEL_TRACES_SAMPLER: 'always_on',
       OTEL_BSP_SCHEDULE_DELAY: '50',
@@ -105,28 +104,53 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
   });
 });
 
-describe('traces over OTLP/HTTP protobuf', () => {
-  it('exports to /v1/traces as application/x-protobuf', async () => {
-    const collector = await startOtlpReceiver();
-    const service = await startService({
+/**
+ * The other wires an operator's collector may speak: the same server span, its MongoDB child and
+ * the service's name arrive, decoded by the stand-in collector.
+ */
+describe.each(['http/protobuf', 'grpc', 'zipkin'] as const)('traces of the service process over %s', (wire) => {
+  let collector: TraceCollector;
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    collector = await startTraceCollector(wire);
+    service = await startService({
       MONGODB_URI: testMongoUri(),
       API_TOKENS: TOKEN,
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_SERVICE_NAME: 'plant-store-under-test',
       OTEL_BSP_SCHEDULE_DELAY: '50',
+      ...collector.env,
     });
-    try {
-      expect((await fetch(`${service.url}/plants/1`, { headers: json })).status).toBe(404);
-      const deadline = Date.now() + 15_000;
-      while (collector.requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(collector.requests[0]).toMatchObject({ path: '/v1/traces', contentType: 'application/x-protobuf' });
-      expect(collector.requests[0]?.bytes).toBeGreaterThan(0);
-    } finally {
-      expect(await service.stop()).toBe(0);
-      await collector.close();
-    }
+  });
+
+  afterAll(async () => {
+    expect(await service.stop()).toBe(0);
+    await collector.close();
+  });
+
+  it('sends the server span named after the route, in the caller trace, with the MongoDB insert below it', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    const id = 800_000 + Math.floor(Math.random() * 100_000);
+    const response = await fetch(`${service.url}/plants`, { method: 'POST', headers: { ...json, traceparent: `00-${traceId}-${callerSpanId}-01` }, body: JSON.stringify({ id, name: 'Traced' }) });
+    expect(response.status).toBe(200);
+
+    await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER) && spans.some((span) => span.traceId === traceId && span.name.includes('insert')));
+    const inTrace = collector.spans.filter((span) => span.traceId === traceId);
+    const server = inTrace.find((span) => span.kind === SERVER);
+    expect(server).toMatchObject({ name: 'POST /plants', parentSpanId: callerSpanId, service: 'plant-store-under-test' });
+    expect(server?.attributes['http.route']).toBe('/plants');
+    expect(ancestors(inTrace, inTrace.find((span) => span.name.includes('insert')))).toContain(server?.spanId);
+    expect(collector.requests[0]).toMatchObject(EXPORT_REQUESTS[wire]);
   });
 });
+
+/** Where and how each wire's exports arrive. */
+const EXPORT_REQUESTS = {
+  'http/protobuf': { path: '/v1/traces', contentType: 'application/x-protobuf' },
+  grpc: { path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export', contentType: 'application/grpc' },
+  zipkin: { path: '/api/v2/spans', contentType: 'application/json' },
+};
 
 /** The span ids above `span` in its trace, nearest first. */
 function ancestors(spans: readonly { spanId: string; parentSpanId: string | undefined }[], span: { parentSpanId: string | undefined } | undefined): string[] {
