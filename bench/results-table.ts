@@ -30,17 +30,17 @@ const STORE_TITLE: Record<StoreKind, string> = { noop: 'no-op', mongo: 'MongoDB'
  */
 export function formatResultsSection(measured: readonly MeasuredOperation[], run: RunSummary): string {
   const columns = measured.map(({ store, operation }) => `${STORE_TITLE[store]} ${operation}`);
-  const rows = new Map<string, string[]>();
+  const rows = new Map<string, { rank: number; cells: string[] }>();
   measured.forEach(({ store, summaries }, column) => {
     const baselineRate = median(summaries[0]?.rounds.map((round) => round.requestsPerSecond) ?? []);
     for (const summary of summaries) {
       const row = summary.row ?? summary.label;
-      const cells = rows.get(row) ?? Array.from({ length: columns.length }, () => '');
-      cells[column] =
+      const entry = rows.get(row) ?? { rank: rankOf(summary), cells: Array.from({ length: columns.length }, () => '') };
+      entry.cells[column] =
         store === 'noop'
           ? Math.round(median(summary.rounds.map((round) => round.cpuMicrosPerRequest))).toString()
           : (median(summary.rounds.map((round) => round.requestsPerSecond)) / baselineRate).toFixed(2);
-      rows.set(row, cells);
+      rows.set(row, entry);
     }
   });
   const missed = run.targetLines.filter((line) => line.includes('MISSED'));
@@ -54,8 +54,11 @@ export function formatResultsSection(measured: readonly MeasuredOperation[], run
     '',
     `| contender | ${columns.join(' | ')} |`,
     `|---|${columns.map(() => '---|').join('')}`,
-    ...[...rows].map(([row, cells]) => `| ${row} | ${cells.join(' | ')} |`),
+    ...[...rows].sort(([, a], [, b]) => a.rank - b.rank).map(([row, { cells }]) => `| ${row} | ${cells.join(' | ')} |`),
     '',
     [run.memory, run.startup, verdicts].filter((sentence) => sentence !== undefined).join(' '),
   ].join('\n');
 }
+
+/** The baseline and the service's routes first, then the references, then the peers; else in the order the run met them. */
+const rankOf = ({ reference, peer = false }: ContenderSummary): number => (peer ? 2 : reference ? 1 : 0);
