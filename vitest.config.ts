@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -6,6 +7,9 @@ const conditions = ['@plant-store/source', ...defaultServerConditions];
 
 export default defineConfig({
   test: {
+    // Most files wait on child processes, sockets and timers more than they compute: two at a
+    // time even on two CPUs (vitest's default there is one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // One run, one report: the service's suites and the mongod emulator package's own suites.
     projects: [
       {
