@@ -4,7 +4,7 @@
  * then), so a service of static tokens alone never loads jose.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { AuthResult } from '../../routers/auth.js';
 import type { JwtConfig } from './auth-config.js';
 import { KEYS_MAX_AGE_MS, KeysUnavailable, ProviderKeys } from './provider-keys.js';
@@ -68,20 +68,25 @@ export class JwtAccessTokens {
   /**
    * jose's verdict against the provider's keys. A token whose header singles out no key (no kid,
    * and several published keys of its algorithm, as during a rotation) is tried with each of them,
-   * as jose's docs advise: the one that verifies its signature decides.
+   * as jose's docs advise: the one that verifies its signature decides. When none does, the keys
+   * are fetched again (at most once per cooldown, as jose does for an unknown kid) and tried once
+   * more: a provider that writes no kid may sign with a key published since the last fetch.
    */
-  private async verifiedPayload(token: string): Promise<JWTPayload> {
+  private async verifiedPayload(token: string, refreshed = false): Promise<JWTPayload> {
     try {
       return (await jwtVerify(token, this.keys.getKey, this.options)).payload;
     } catch (error) {
-      if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
-      for await (const key of error) {
-        try {
-          return (await jwtVerify(token, key, this.options)).payload;
-        } catch (attempt) {
-          if (!(attempt instanceof errors.JWSSignatureVerificationFailed)) throw attempt;
+      if (!(error instanceof errors.JWKSMultipleMatchingKeys || (error instanceof errors.JWSSignatureVerificationFailed && !hasKid(token)))) throw error;
+      if (error instanceof errors.JWKSMultipleMatchingKeys) {
+        for await (const key of error) {
+          try {
+            return (await jwtVerify(token, key, this.options)).payload;
+          } catch (attempt) {
+            if (!(attempt instanceof errors.JWSSignatureVerificationFailed)) throw attempt;
+          }
         }
       }
+      if (!refreshed && (await this.keys.refresh())) return this.verifiedPayload(token, true);
       throw new errors.JWSSignatureVerificationFailed();
     }
   }
@@ -103,6 +108,15 @@ export class JwtAccessTokens {
     if (reason !== undefined) return invalid(reason);
     this.log.error({ err: error }, 'unexpected failure while verifying a JWT');
     return invalid('it could not be verified');
+  }
+}
+
+/** Whether the token's protected header names its key. */
+function hasKid(token: string): boolean {
+  try {
+    return typeof decodeProtectedHeader(token).kid === 'string';
+  } catch {
+    return false;
   }
 }
 

@@ -66,6 +66,21 @@ export class ProviderKeys {
     }
   };
 
+  /**
+   * Fetches the keys again, unless they were fetched within the cooldown, for a token that names no
+   * key (no kid) and verifies with none of those held: the provider may have published a new one.
+   * Resolves whether it fetched; rejects with KeysUnavailable while the provider does not answer.
+   */
+  async refresh(): Promise<boolean> {
+    if (this.remote.coolingDown) return false;
+    try {
+      await this.remote.reload();
+      return true;
+    } catch (error) {
+      throw error instanceof KeysUnavailable ? error : new KeysUnavailable(this.retryAt - Date.now(), { cause: error });
+    }
+  }
+
   /** Fetches the keys now unless they are already here, without waiting: the service starts whether or not the provider answers. */
   prefetch(): void {
     // A failure is logged by fetchKeys; the next token that needs the keys tries again.

@@ -143,6 +143,31 @@ describe('a token with no kid', () => {
       await rotating.close();
     }
   });
+
+  it('signed with a key published since the keys were fetched: accepted once they are fetched again, at most once per cooldown', async () => {
+    const [only, added] = await Promise.all(['only', 'added'].map((kid) => makeSigningKey(kid, 'ES256')));
+    if (!only || !added) throw new Error('no keys');
+    const rotating = await startIdentityProvider({ keys: [only] });
+    const app = await startTestApp({ env: rotating.env({ AUTH_JWKS_COOLDOWN_S: '3' }) });
+    try {
+      const status = async (key: SigningKey) => {
+        const token = await rotating.mint({}, { key, header: { kid: undefined } });
+        return (await app.app.inject({ method: 'GET', url: '/plants', headers: { authorization: `Bearer ${token}` } })).statusCode;
+      };
+      expect(await status(only)).toBe(200);
+      rotating.published = [only, added];
+      const fetches = rotating.fetches;
+      // Within the cooldown of the last fetch: the keys held are all there is to try.
+      expect(await status(added)).toBe(401);
+      await new Promise((resolve) => setTimeout(resolve, 3_100));
+      expect(await status(added)).toBe(200);
+      expect(await status(only)).toBe(200);
+      expect(rotating.fetches - fetches).toBe(1);
+    } finally {
+      await app.close();
+      await rotating.close();
+    }
+  });
 });
 
 describe('the request log line names the caller', () => {
