@@ -3,7 +3,7 @@
 // JSON (at /api/v2/spans). Every export is decoded into the same spans, so one test reads them
 // whatever the wire.
 import { createServer, type IncomingMessage } from 'node:http';
-import { Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status, type ServiceDefinition } from '@grpc/grpc-js';
 import { listenOnLoopback } from '@plant-store/service-launcher';
 import protobuf from 'protobufjs';
 
@@ -28,6 +28,8 @@ export interface TraceCollector {
   readonly spans: ReceivedSpan[];
   /** Each export as it came: path (the gRPC method's, for gRPC) and content type. */
   readonly requests: { path: string; contentType: string | undefined }[];
+  /** Exports it could not decode (answered 400), so a test that waits says why nothing came. */
+  readonly errors: string[];
   waitFor(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -36,9 +38,16 @@ export interface TraceCollector {
 export async function startTraceCollector(wire: CollectorWire): Promise<TraceCollector> {
   const spans: ReceivedSpan[] = [];
   const requests: TraceCollector['requests'] = [];
-  const receive = (path: string, contentType: string | undefined, decoded: ReceivedSpan[]) => {
+  const errors: string[] = [];
+  const receive = (path: string, contentType: string | undefined, decode: () => ReceivedSpan[]): boolean => {
     requests.push({ path, contentType });
-    spans.push(...decoded);
+    try {
+      spans.push(...decode());
+      return true;
+    } catch (error) {
+      errors.push(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
   };
   const { endpoint, close } = wire === 'grpc' ? await listenGrpc(receive) : await listenHttp(receive);
   const env: Record<string, string> =
@@ -49,10 +58,11 @@ export async function startTraceCollector(wire: CollectorWire): Promise<TraceCol
     env,
     spans,
     requests,
+    errors,
     waitFor: async (predicate, timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(spans)) {
-        if (Date.now() > deadline) throw new Error(`the spans awaited did not come; received: ${JSON.stringify(spans.map((span) => span.name))}`);
+        if (Date.now() > deadline) throw new Error(`the spans awaited did not come; received: ${JSON.stringify(spans.map((span) => span.name))}; undecodable exports: ${JSON.stringify(errors)}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
@@ -60,18 +70,22 @@ export async function startTraceCollector(wire: CollectorWire): Promise<TraceCol
   };
 }
 
-type Receive = (path: string, contentType: string | undefined, spans: ReceivedSpan[]) => void;
+/** Records an export and decodes it; false when it could not be decoded. */
+type Receive = (path: string, contentType: string | undefined, decode: () => ReceivedSpan[]) => boolean;
 
 async function listenHttp(receive: Receive): Promise<{ endpoint: string; close: () => Promise<void> }> {
   const server = createServer((request, response) => {
     void readBody(request).then((body) => {
       const path = request.url ?? '';
       const contentType = request.headers['content-type'];
-      if (path === '/api/v2/spans') receive(path, contentType, fromZipkin(JSON.parse(body.toString()) as ZipkinSpan[]));
-      else if (contentType?.startsWith('application/json')) receive(path, contentType, fromOtlp(JSON.parse(body.toString()) as OtlpExport));
-      else receive(path, contentType, fromOtlp(decodeOtlpProtobuf(body)));
-      if (path === '/api/v2/spans') response.writeHead(202).end();
-      else if (contentType?.startsWith('application/json')) response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const json = contentType?.startsWith('application/json') ?? false;
+      const decoded = receive(path, contentType, () => {
+        if (path === '/api/v2/spans') return fromZipkin(JSON.parse(body.toString()) as ZipkinSpan[]);
+        return fromOtlp(json ? (JSON.parse(body.toString()) as OtlpExport) : decodeOtlpProtobuf(body));
+      });
+      if (!decoded) response.writeHead(400).end();
+      else if (path === '/api/v2/spans') response.writeHead(202).end();
+      else if (json) response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       else response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
@@ -89,10 +103,11 @@ const TRACE_SERVICE: ServiceDefinition = {
 async function listenGrpc(receive: Receive): Promise<{ endpoint: string; close: () => Promise<void> }> {
   const server = new Server();
   server.addService(TRACE_SERVICE, {
-    Export: (call: { request: Buffer }, respond: (error: null, response: Buffer) => void) => {
-      receive(EXPORT_PATH, 'application/grpc', fromOtlp(decodeOtlpProtobuf(call.request)));
-      // An empty ExportTraceServiceResponse: every span accepted.
-      respond(null, Buffer.alloc(0));
+    Export: (call: { request: Buffer }, respond: (error: { code: number; details: string } | null, response?: Buffer) => void) => {
+      if (receive(EXPORT_PATH, 'application/grpc', () => fromOtlp(decodeOtlpProtobuf(call.request)))) {
+        // An empty ExportTraceServiceResponse: every span accepted.
+        respond(null, Buffer.alloc(0));
+      } else respond({ code: status.INVALID_ARGUMENT, details: 'not an ExportTraceServiceRequest' });
     },
   });
   const port = await new Promise<number>((resolve, reject) => {
