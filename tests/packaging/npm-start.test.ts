@@ -1,4 +1,4 @@
-// `npm start` as a user or a supervisor runs it: quick to answer, and stopped gracefully by the
+// `npm start` as a user or a supervisor runs it: answering, and stopped gracefully by the
 // signals sent to the npm process itself (Docker, systemd) or to its whole group (Ctrl-C).
 import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +29,7 @@ async function healthzOk(address: string): Promise<boolean> {
 
 describe('npm start', () => {
   it('answers /healthz once listening, and on SIGTERM to npm finishes the request in flight and leaves nothing running', async () => {
-    // How soon is the bench's to judge (its start-up line); here, that it answers at all.
+    // Whether it answers, not how soon: timings belong to the bench, whose start-up line times the production command.
     const start = npmStart();
     const [, address = ''] = await start.waitFor(LISTENING);
     expect(await healthzOk(address)).toBe(true);
