@@ -14,5 +14,5 @@ export function publicMessage(error: TRPCError): string {
 
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   // A value can fail two checks that say the same thing (say, the int and the max of an id).
-  return [...new Set(issues.map((issue) => issue.message))].join('; ');
+  return [...new Set(issues.map((failure) => failure.message))].join('; ');
 }

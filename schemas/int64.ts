@@ -60,7 +60,7 @@ const EXACT_IN_JAVASCRIPT =
 export function int64Field(name: string, meta: { description: string; examples: Int64[] }) {
   const description = `${meta.description}: an int64, written as a plain JSON number. Values beyond ±(2^53−1) need a JSON parser that keeps big integers; ${EXACT_IN_JAVASCRIPT}.`;
   return z
-    .custom<Int64>(isInt64, { error: (issue) => int64Problem(name, issue.input) })
+    .custom<Int64>(isInt64, { error: (failure) => int64Problem(name, failure.input) })
     .meta({ ...meta, description, override: { type: 'integer', format: 'int64' } });
 }
 
@@ -74,7 +74,7 @@ export function int64Parameter(name: string, description: string) {
   return z
     .custom<Int64 | string>((value) => toInt64(value) !== undefined, {
       // Text that is not an int64's digits: the range says what would be.
-      error: (issue) => (typeof issue.input === 'string' ? outOfRange(name) : int64Problem(name, issue.input)),
+      error: (failure) => (typeof failure.input === 'string' ? outOfRange(name) : int64Problem(name, failure.input)),
     })
     .meta({ description: exactly, override: { type: 'integer', format: 'int64' } })
     .transform((value) => toInt64(value) as Int64);

@@ -29,10 +29,10 @@ const limit = z
 function parameters<T extends z.core.$ZodLooseShape>(operation: string, shape: T) {
   const known = Object.keys(shape).join(' and ');
   return z.strictObject(shape, {
-    error: (issue) => {
-      if (issue.code !== 'unrecognized_keys') return 'the parameters must be an object';
-      const names = issue.keys.map((key) => JSON.stringify(key)).join(', ');
-      return `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${names}: ${operation} takes only ${known}`;
+    error: (failure) => {
+      if (failure.code !== 'unrecognized_keys') return 'the parameters must be an object';
+      const names = failure.keys.map((key) => JSON.stringify(key)).join(', ');
+      return `unknown parameter${failure.keys.length > 1 ? 's' : ''} ${names}: ${operation} takes only ${known}`;
     },
   });
 }

@@ -20,7 +20,7 @@ export const MAX_TAG_LENGTH = 100;
 const isWellFormed = (value: string) => value.isWellFormed();
 
 const plantName = z
-  .string({ error: (issue) => (issue.input === undefined ? 'name is required' : 'name must be a string') })
+  .string({ error: (failure) => (failure.input === undefined ? 'name is required' : 'name must be a string') })
   .min(1, { error: 'name must not be empty' })
   .max(MAX_NAME_LENGTH, { error: `name must be at most ${MAX_NAME_LENGTH} characters` })
   .refine(isWellFormed, { error: 'name must be valid Unicode text' })
@@ -46,7 +46,7 @@ export const NewPlantSchema = refuseCoercion(
   z
     .strictObject(
       { id: plantId, name: plantName, tag: plantTag.optional() },
-      { error: (issue) => (issue.code === 'unrecognized_keys' ? unknownFields(issue.keys) : 'the body must be a JSON object') },
+      { error: (failure) => (failure.code === 'unrecognized_keys' ? unknownFields(failure.keys) : 'the body must be a JSON object') },
     )
     .meta({ id: 'NewPlant', description: 'A plant to add to the store, with its identifier' }),
 );

@@ -23,8 +23,8 @@ export const errorBody = (status: number, message: string) => ({ error: status, 
 
 export const UNAUTHORIZED = errorBody(401, 'unauthorized');
 
-/** zod's issue messages, as one line (the schemas word each for a user). */
-export const issuesMessage = (error: { issues: readonly { message?: string }[] }): string => error.issues.map((issue) => issue.message).join('; ');
+/** zod's messages for each failed check, as one line (the schemas word each for a user). */
+export const issuesMessage = (error: { issues: readonly { message?: string }[] }): string => error.issues.map((failure) => failure.message).join('; ');
 
 export const noPlant = (id: unknown) => errorBody(404, `no plant with id ${String(id)}`);
 
