@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { startService, type ServiceProcess } from '@plant-store/service-launcher';
@@ -45,23 +45,8 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
   });
 
   it('continues the caller traceparent in one server span named after the route, with the MongoDB insert as its child, and logs the trace id', async () => {
-    const traceId = randomBytes(16).toString('hex');
-    const callerSpanId = randomBytes(8).toString('hex');
-    const id = 600_000 + Math.floor(Math.random() * 100_000);
-    const response = await fetch(`${service.url}/plants`, { method: 'POST', headers: { ...json, traceparent: `00-${traceId}-${callerSpanId}-01` }, body: JSON.stringify({ id, name: 'Traced' }) });
-    expect(response.status).toBe(200);
-
-    await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER) && spans.some((span) => span.traceId === traceId && span.name.includes('insert')));
-    const inTrace = collector.spans.filter((span) => span.traceId === traceId);
-    const servers = inTrace.filter((span) => span.kind === SERVER);
-    expect(servers.map((span) => span.name)).toStrictEqual(['POST /plants']);
-    const [server] = servers;
-    expect(server?.parentSpanId).toBe(callerSpanId);
-    expect(server?.service).toBe('plant-store-under-test');
-    expect(server?.attributes['http.route']).toBe('/plants');
-    const insert = inTrace.find((span) => span.name.includes('insert'));
+    const { response, traceId, insert } = await createTraced(service.url, collector);
     expect(insert?.attributes['db.system'] ?? insert?.attributes['db.system.name']).toBe('mongodb');
-    expect(ancestors(inTrace, insert)).toContain(server?.spanId);
 
     const line = service
       .output()
@@ -129,26 +114,37 @@ describe.each(['http/protobuf', 'grpc', 'zipkin'] as const)('traces of the servi
   });
 
   it('sends the server span named after the route, in the caller trace, with the MongoDB insert below it', async () => {
-    const traceId = randomBytes(16).toString('hex');
-    const callerSpanId = randomBytes(8).toString('hex');
-    const id = 800_000 + Math.floor(Math.random() * 100_000);
-    const response = await fetch(`${service.url}/plants`, { method: 'POST', headers: { ...json, traceparent: `00-${traceId}-${callerSpanId}-01` }, body: JSON.stringify({ id, name: 'Traced' }) });
-    expect(response.status).toBe(200);
-
-    await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER) && spans.some((span) => span.traceId === traceId && span.name.includes('insert')));
-    const inTrace = collector.spans.filter((span) => span.traceId === traceId);
-    const servers = inTrace.filter((span) => span.kind === SERVER);
-    expect(servers.map((span) => span.name)).toStrictEqual(['POST /plants']);
-    const [server] = servers;
-    expect(server).toMatchObject({ parentSpanId: callerSpanId, service: 'plant-store-under-test' });
-    expect(server?.attributes['http.route']).toBe('/plants');
-    // An integer attribute (Zipkin's tags are strings).
-    expect(String(server?.attributes['http.response.status_code'])).toBe('200');
-    expect(ancestors(inTrace, inTrace.find((span) => span.name.includes('insert')))).toContain(server?.spanId);
+    await createTraced(service.url, collector);
     expect(collector.requests[0]).toMatchObject(EXPORT_REQUESTS[wire]);
     expect(collector.errors).toStrictEqual([]);
   });
 });
+
+/**
+ * Creates a plant within a trace of the caller's, waits for its spans, and checks what every wire
+ * carries: one server span named after the route, a child of the caller's span, with the service's
+ * name, the route and the status, and the MongoDB insert below it.
+ */
+async function createTraced(serviceUrl: string, collector: TraceCollector) {
+  const traceId = randomBytes(16).toString('hex');
+  const callerSpanId = randomBytes(8).toString('hex');
+  const id = randomInt(600_000, 900_000);
+  const response = await fetch(`${serviceUrl}/plants`, { method: 'POST', headers: { ...json, traceparent: `00-${traceId}-${callerSpanId}-01` }, body: JSON.stringify({ id, name: 'Traced' }) });
+  expect(response.status).toBe(200);
+
+  await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER) && spans.some((span) => span.traceId === traceId && span.name.includes('insert')));
+  const inTrace = collector.spans.filter((span) => span.traceId === traceId);
+  const servers = inTrace.filter((span) => span.kind === SERVER);
+  expect(servers.map((span) => span.name)).toStrictEqual(['POST /plants']);
+  const [server] = servers;
+  expect(server).toMatchObject({ parentSpanId: callerSpanId, service: 'plant-store-under-test' });
+  expect(server?.attributes['http.route']).toBe('/plants');
+  // An integer attribute (Zipkin's tags are strings).
+  expect(String(server?.attributes['http.response.status_code'])).toBe('200');
+  const insert = inTrace.find((span) => span.name.includes('insert'));
+  expect(ancestors(inTrace, insert)).toContain(server?.spanId);
+  return { response, traceId, insert };
+}
 
 /** Where and how each wire's exports arrive. */
 const EXPORT_REQUESTS = {
