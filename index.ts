@@ -15,7 +15,7 @@ export { loadConfig, type Config } from './server/config.js';
 export { createTokenVerifier } from './server/auth/bearer-tokens.js';
 export { MongoPlantStore, PLANTS_COLLECTION, type PlantDocument } from './server/plants/mongo-plant-store.js';
 export { DUE_INDEX } from './server/webhooks/webhook-record.js';
-export { resolveMongo, type MongoSource } from './server/db/mongo-source.js';
+export { resolveMongo, type MongoSource } from './server/dev/mongo-source.js';
 export { PlantConflictError, StoreUnavailableError, type PlantStore } from './routers/plant-store.js';
 export { int64Json } from './schemas/int64-json.js';
 export * from './schemas/index.js';

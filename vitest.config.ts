@@ -19,7 +19,7 @@ export default defineConfig({
           name: 'plant-store',
           // The fast path's differential tests sit beside the files they check (packages/fast-path/src).
           include: ['tests/**/*.test.ts', 'packages/fast-path/src/**/*.test.ts'],
-          // One MongoDB for the whole run, chosen by server/db/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
+          // One MongoDB for the whole run, chosen by server/dev/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
           globalSetup: ['tests/setup/mongodb.ts'],
           testTimeout: 20_000,
           hookTimeout: 60_000,

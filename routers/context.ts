@@ -14,7 +14,7 @@ export interface Context {
    * a caller may also give a verdict of its own, `{ status: 'valid', principal }`.
    */
   auth: AuthResult | Promise<AuthResult>;
-  /** Who calls, with their scopes: set by `protectedProcedure` once `auth` admits the call. */
+  /** Who calls, with their scopes: set by `protectedProcedure` once `auth` holds a valid token. */
   principal?: Principal | undefined;
   /**
    * Set by a procedure that answers one page of several: the parameters that ask for the next

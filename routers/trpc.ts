@@ -68,8 +68,10 @@ export const protectedProcedure = trpc.procedure.use(({ ctx, meta, next }) => {
 });
 
 function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(ctx: Context, auth: AuthResult, scope: Scope | undefined, next: () => Promise<R>): Promise<R> {
+  // Named before the scope is checked: a caller refused for want of a scope is still known (its log line says who).
+  if (auth.status === 'valid') ctx.principal = auth.principal;
   try {
-    ctx.principal = admit(auth, scope);
+    admit(auth, scope);
   } catch (cause) {
     if (!(cause instanceof AuthError)) throw cause;
     throw new TRPCError({ code: AUTH_ERROR_CODES[cause.refusal.status], message: cause.message, cause });

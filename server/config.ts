@@ -76,7 +76,7 @@ export interface Config extends AuthConfig {
   port: number;
   logLevel: string;
   mongodb: {
-    /** Unset: the caller starts the embedded MongoDB (server/db/mongo-source.ts). */
+    /** Unset: the caller starts the embedded MongoDB (server/dev/mongo-source.ts). */
     uri: string | undefined;
     dbName: string;
     timeoutMs: number;

@@ -7,8 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { acceptsAnyone } from './auth/auth-config.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { resolveMongo, type MongoSource } from './db/mongo-source.js';
-import { devTokenBanner } from './dev/token-banner.js';
+import type { MongoSource } from './dev/mongo-source.js';
 import { startTracing } from './observability/telemetry.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -28,12 +27,7 @@ async function start(config: Config): Promise<Running> {
     await tracing?.shutdown();
   };
   const { buildApp } = await import('./app.js');
-  const mongo = await resolveMongo({
-    uri: config.mongodb.uri,
-    warn: (message) => {
-      console.warn(message);
-    },
-  });
+  const mongo = await mongoSource(config.mongodb.uri);
   // Nothing configured to accept anyone: development accepts a token of its own (production refuses to start).
   const devToken = acceptsAnyone(config) ? undefined : randomBytes(24).toString('base64url');
   let app: FastifyInstance | undefined;
@@ -52,8 +46,20 @@ async function start(config: Config): Promise<Running> {
     throw error;
   }
   app.log.info({ mongodb: mongo.description }, `plant store listening on ${address}`);
-  if (devToken) console.log(devTokenBanner(address, devToken));
+  if (devToken) console.log((await import('./dev/token-banner.js')).devTokenBanner(address, devToken));
   return { app, mongo, stopTracing };
+}
+
+/** MONGODB_URI; without it (development only), the embedded MongoDB, whose code production never loads. */
+async function mongoSource(uri: string | undefined): Promise<MongoSource> {
+  if (uri) return { uri, kind: 'uri', description: 'MongoDB at MONGODB_URI', stop: () => Promise.resolve() };
+  const { resolveMongo } = await import('./dev/mongo-source.js');
+  return resolveMongo({
+    uri,
+    warn: (message) => {
+      console.warn(message);
+    },
+  });
 }
 
 function main(): void {

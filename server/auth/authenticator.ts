@@ -7,15 +7,10 @@ import type { JwtAccessTokens } from './jwt-access-tokens.js';
 /** A JWS in compact form: three base64url parts (the last, the signature, may be empty: `alg: none`). */
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
-/** Every way the service accepts a caller, as the routes and the request log use them. */
+/** Every way the service accepts a caller. */
 export interface Authenticator {
   /** The verdict on an Authorization header: static tokens first, then JWT access tokens. */
   verify: TokenVerifier;
-  /**
-   * The name of the caller whose token the header carries, when that token is known good now (a
-   * static token, or a JWT already verified): what the request log shows. Verifies nothing.
-   */
-  principalOf: (authorization: string | undefined) => string | undefined;
   /** Starts what can be done before the first request: fetching the provider's keys. */
   start: () => void;
 }
@@ -38,11 +33,6 @@ export async function createAuthenticator(config: AuthConfig, log: FastifyBaseLo
       const token = bearerToken(authorization);
       if (typeof token !== 'string') return token;
       return statics.match(token) ?? asJwt(token)?.verify(token) ?? NOT_ACCEPTED;
-    },
-    principalOf: (authorization) => {
-      const token = bearerToken(authorization);
-      if (typeof token !== 'string') return undefined;
-      return statics.match(token)?.principal.name ?? asJwt(token)?.principalOf(token);
     },
     start: () => jwt?.start(),
   };

@@ -52,11 +52,6 @@ export class JwtAccessTokens {
     return this.verified.get(token) ?? this.verifyNow(token);
   }
 
-  /** The `sub` of a token verified before and still good; nothing is verified here. */
-  principalOf(token: string): string | undefined {
-    return this.verified.get(token)?.principal.name;
-  }
-
   private async verifyNow(token: string): Promise<AuthResult> {
     try {
       return this.accepted(token, await this.verifiedPayload(token));

@@ -1,4 +1,4 @@
-// The embedded MongoDB of development and tests (never loaded in production: see ../db/mongo-source.ts).
+// The embedded MongoDB of development and tests (never loaded in production: see mongo-source.ts).
 // It starts, through mongodb-memory-server, the first of:
 //   1. a real mongod already on this machine: MONGOMS_SYSTEM_BINARY, or one cached by an earlier
 //      download (`npm run mongod:download`);

@@ -17,13 +17,6 @@ const ABOVE_INFO = new Set(['warn', 'error', 'fatal', 'silent']);
  * values of query parameters named like secrets (`?access_token=`).
  */
 export class OneLinePerRequest extends LogController {
-  private principalOf: (authorization: string | undefined) => string | undefined = () => undefined;
-
-  /** How to name the caller (`principal`) from the request's Authorization header: server/auth/authenticator.ts. */
-  nameCallersWith(principalOf: (authorization: string | undefined) => string | undefined): void {
-    this.principalOf = principalOf;
-  }
-
   override incomingRequest(): void {
     // Folded into the completion line.
   }
@@ -36,7 +29,8 @@ export class OneLinePerRequest extends LogController {
       path: withQuerySecretsRedacted(request.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
-      principal: this.principalOf(request.headers.authorization),
+      // The caller the procedure authenticated, as its call's context holds it: no token is read again.
+      principal: request.apiContext?.principal?.name,
       ...(request.traceId !== undefined && { traceId: request.traceId }),
       ...(request.failureCause !== undefined && { cause: request.failureCause }),
     };

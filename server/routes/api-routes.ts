@@ -1,5 +1,5 @@
 import { createFastHandlers, describeMismatches, type FastHandlers } from '@plant-store/fast-path';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
 import { int64Json } from '../../schemas/int64-json.js';
@@ -11,7 +11,7 @@ import { responseMeta, rethrowRestError } from './rest-answers.js';
 /** What the REST and tRPC routes serve: the router, how a call gets its context, and which adapters. */
 export interface ApiRoutesOptions {
   router: AppRouter;
-  createContext: (authorization: string | undefined) => Context;
+  createContext: (request: FastifyRequest) => Context;
   /** The fast path's handlers (@plant-store/fast-path); undefined: the stock adapters serve. */
   fastPath: FastHandlers | undefined;
 }

@@ -61,7 +61,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       });
       await rest.register(fastifyTRPCOpenApiPlugin, {
         router: withInt64Markers(router),
-        createContext: ({ req }: { req: FastifyRequest }) => createContext(req.headers.authorization),
+        createContext: ({ req }: { req: FastifyRequest }) => createContext(req),
         onError: rethrowRestError,
         responseMeta,
       });

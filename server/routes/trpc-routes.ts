@@ -22,7 +22,7 @@ export const TRPC_PREFIX = '/trpc';
 export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions) {
   const trpcOptions = {
     router,
-    createContext: ({ req }) => createContext(req.headers.authorization),
+    createContext: ({ req }) => createContext(req),
     responseMeta: ({ errors }) => ({ headers: errors[0] ? authChallengeHeaders(errors[0]) : {} }),
     onError: logUnexpectedTrpcError,
   } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'];

@@ -1,7 +1,7 @@
-// Vitest global setup: one MongoDB for the whole run, chosen by server/db/mongo-source.ts
+// Vitest global setup: one MongoDB for the whole run, chosen by server/dev/mongo-source.ts
 // (MONGODB_URI, a real mongod, or the emulator), handed to tests through provide/inject.
 import type { TestProject } from 'vitest/node';
-import { resolveMongo, type MongoSourceKind } from '../../server/db/mongo-source.js';
+import { resolveMongo, type MongoSourceKind } from '../../server/dev/mongo-source.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -42,8 +42,8 @@ export interface TrpcOptions {
 
 export interface FastHandlersOptions<TRouter extends OpenApiRouter, TContext extends object> {
   router: TRouter;
-  /** A call's context, from its Authorization header: the same for REST and /trpc. */
-  createContext: (authorization: string | undefined) => TContext;
+  /** A call's context, from its request (its Authorization header): the same for REST and /trpc. */
+  createContext: (request: FastifyRequest) => TContext;
   rest: RestOptions<TContext>;
   trpc: TrpcOptions;
   /**

@@ -22,7 +22,7 @@ import type { RestOperation } from './rest-operations.js';
 import { heldInputCall, runProcedure } from './run-procedure.js';
 
 export interface RestDirectCallOptions<TContext> extends RestOptions<TContext> {
-  createContext: (authorization: string | undefined) => TContext;
+  createContext: (request: FastifyRequest) => TContext;
 }
 
 type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
@@ -111,7 +111,7 @@ function operationCall<TContext>(operation: RestOperation, { createContext, onEr
         throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header' });
       }
       const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
-      const ctx = createContext(request.headers.authorization);
+      const ctx = createContext(request);
       return runProcedure(procedure, heldInputCall(ctx, input, path, type), (output) => answer(reply, ctx, output, pathname, search), fail);
     } catch (cause) {
       // On to `fail` a turn later, as a failure of the call would go.

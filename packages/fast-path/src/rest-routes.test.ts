@@ -133,9 +133,10 @@ describe('the fast REST path answers as trpc-to-openapi\'s Fastify plugin does',
 
 describe('the direct call (rest-direct-call.ts)', () => {
   const operations = restOperations(appRouter);
+  const contextOf = createContextFactory({ store: storeByRequest, verifyToken: createTokenVerifier([TEST_TOKEN]) });
   const directCallOf = createRestDirectCall(
     {
-      createContext: createContextFactory({ store: storeByRequest, verifyToken: createTokenVerifier([TEST_TOKEN]) }),
+      createContext: (request) => contextOf(request.headers.authorization),
       onError: ({ error }) => {
         throw error;
       },

@@ -9,7 +9,7 @@ import { createRunnerCaller, proceduresOf } from './run-procedure.js';
 
 export interface FastRestOptions<TContext> extends RestOptions<TContext> {
   router: OpenApiRouter;
-  createContext: (authorization: string | undefined) => TContext;
+  createContext: (request: FastifyRequest) => TContext;
   operations: readonly RestOperation[];
 }
 
@@ -34,7 +34,7 @@ export function registerFastRestRoutes<TContext>(rest: FastifyInstance, options:
   const runnerRouter: OpenApiRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as OpenApiRouter['createCaller'] };
   const handle = createOpenApiNodeHttpHandler<OpenApiRouter, ShimRequest, ShimResponse>({
     router: runnerRouter,
-    createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify.headers.authorization),
+    createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify),
     onError,
     responseMeta,
   });

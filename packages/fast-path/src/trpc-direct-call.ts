@@ -6,7 +6,7 @@ import { isObject, isThenable, proceduresOf, runProcedure } from './run-procedur
 
 export interface DirectCallOptions<TContext extends object> extends TrpcOptions {
   router: AnyTRPCRouter;
-  createContext: (authorization: string | undefined) => TContext;
+  createContext: (request: FastifyRequest) => TContext;
 }
 
 /**
@@ -69,7 +69,7 @@ export function createDirectCall<TContext extends object>({ router, createContex
     const input = new CallInput(text, text.fromBody ? parseBody : parseQueryInput);
     let ctx: TContext;
     try {
-      ctx = createContext(request.headers.authorization);
+      ctx = createContext(request);
     } catch (cause) {
       // A turn later, as a failure of the call would go.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as an await would see it

@@ -2,13 +2,13 @@
  * Load check: `npm run load [-- --plants 20000 --concurrency 64 --webhooks]`.
  *
  * Runs the built service (dist/server/main.js; the npm script builds first) as a child process on
- * the MongoDB that server/db/mongo-source.ts picks (MONGODB_URI, a real mongod, or the emulator),
+ * the MongoDB that server/dev/mongo-source.ts picks (MONGODB_URI, a real mongod, or the emulator),
  * creates distinct plants from concurrent clients, stops the service with SIGTERM and reads the
  * database back. Exits 1 unless there were no 5xx, nothing missing and no duplicates. With
  * --webhooks, a receiver on loopback must also get every acknowledged plant's event, once, verified.
  */
 import { parseArgs } from 'node:util';
-import { resolveMongo } from '../../../server/db/mongo-source.js';
+import { resolveMongo } from '../../../server/dev/mongo-source.js';
 import { formatLoadReport, loadFailures } from './load-report.js';
 import { runLoad } from './run-load.js';
 

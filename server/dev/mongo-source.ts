@@ -1,5 +1,5 @@
 // The one place that decides which MongoDB the service and the tests use: MONGODB_URI when set,
-// otherwise the embedded MongoDB of development (../dev/embedded-mongo.ts). That module, and the
+// otherwise the embedded MongoDB of development (embedded-mongo.ts). That module, and the
 // mongodb-memory-server dev dependency it needs, are loaded only here and only then, so a
 // production install (`npm ci --omit=dev`) runs without them.
 
@@ -31,9 +31,9 @@ export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoS
 }
 
 /** The embedded-MongoDB module, or an error that says what to set when its dev dependency is absent. */
-async function loadEmbeddedMongo(): Promise<typeof import('../dev/embedded-mongo.js')> {
+async function loadEmbeddedMongo(): Promise<typeof import('./embedded-mongo.js')> {
   try {
-    return await import('../dev/embedded-mongo.js');
+    return await import('./embedded-mongo.js');
   } catch (error) {
     if (isModuleNotFound(error)) {
       throw new Error(

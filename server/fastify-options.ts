@@ -1,0 +1,47 @@
+import type { FastifyHttpOptions, FastifyLoggerOptions } from 'fastify';
+import type { Server } from 'node:http';
+import { appRouter } from '../routers/app.js';
+import type { Config } from './config.js';
+import { answerClientError } from './http/client-errors.js';
+import { frameworkErrorHandler } from './http/error-handling.js';
+import { createRequestIdGenerator } from './http/request-ids.js';
+import { OneLinePerRequest } from './http/request-log.js';
+import { requestLoggerFactory } from './http/request-logger.js';
+import { TRPC_PREFIX } from './routes/trpc-routes.js';
+
+/** Fastify's own options: logging (one line per request), ids, limits and timeouts, and the answers it gives itself. */
+export function fastifyOptions(
+  config: Pick<Config, 'logLevel' | 'http'>,
+  logStream: FastifyLoggerOptions['stream'] | undefined,
+): FastifyHttpOptions<Server> {
+  return {
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'], ...(logStream && { stream: logStream }) },
+    logController: new OneLinePerRequest(),
+    childLoggerFactory: requestLoggerFactory,
+    genReqId: createRequestIdGenerator(),
+    bodyLimit: config.http.bodyLimit,
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    // The client address (request.ip, which the failed-auth limit counts by) behind a load balancer.
+    trustProxy: config.http.trustProxy,
+    http: requestTimeoutOptions(config.http.requestTimeoutMs),
+    clientErrorHandler: answerClientError,
+    // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
+    frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
+    // graceful-close.ts answers 503 while closing, in the app's error shapes.
+    return503OnClosing: false,
+  };
+}
+
+/**
+ * Makes REQUEST_TIMEOUT_MS hold for a client that stalls mid-request: Node checks it only when it
+ * sweeps its connections (every 30 s by default) and lets a larger headersTimeout (60 s) win, so
+ * headers and body both get REQUEST_TIMEOUT_MS, checked every quarter of it.
+ */
+function requestTimeoutOptions(requestTimeoutMs: number) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(30_000, Math.max(25, Math.floor(requestTimeoutMs / 4))),
+  };
+}

@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { appRouter } from '../../routers/app.js';
+import { createContextFactory, type Context } from '../../routers/context.js';
+import { limitAuthFailures, type AuthFailureLimit } from '../http/auth-failure-limit.js';
+import { createApiFastPath } from '../routes/api-routes.js';
+import { registerRestRoutes } from '../routes/rest-routes.js';
+import { registerTrpcRoutes } from '../routes/trpc-routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** A call's context from an Authorization header, as the routes make it: for in-process callers. */
+    apiContext: (authorization: string | undefined) => Context;
+  }
+  interface FastifyRequest {
+    /** The context of the call this request made; its `principal` names the caller in the request's log line. */
+    apiContext: Context | undefined;
+  }
+}
+
+export interface ApiOptions {
+  /** Serve through @plant-store/fast-path (when its versions match) or the stock adapters. */
+  fastPath: boolean;
+  authFailureLimit: AuthFailureLimit | undefined;
+}
+
+/**
+ * The plant API: one router served as REST and over /trpc, by the fast path or the stock
+ * adapters (chosen here, once). The failed-authentication limit and the request metrics guard only
+ * these routes, the ones that need a token.
+ */
+export const apiPlugin = fp<ApiOptions>(
+  async (app, options) => {
+    const contextOf = createContextFactory({ store: app.plantStore, verifyToken: app.verifyToken });
+    app.decorate('apiContext', contextOf);
+    app.decorateRequest('apiContext', undefined);
+    const createContext = (request: FastifyRequest): Context => (request.apiContext = contextOf(request.headers.authorization));
+    const fastPath = options.fastPath ? createApiFastPath(appRouter, createContext, app.log) : undefined;
+    const api = { router: appRouter, createContext, fastPath };
+    const { metrics, operations } = app.telemetry;
+    await app.register(async (guarded) => {
+      if (metrics && operations) metrics.countRequests(guarded, operations);
+      if (options.authFailureLimit) await limitAuthFailures(guarded, options.authFailureLimit);
+      await registerRestRoutes(guarded, api, app.routeMethods);
+      await registerTrpcRoutes(guarded, api);
+    });
+  },
+  { name: 'api', dependencies: ['telemetry', 'http', 'auth', 'plant-store'] },
+);
