@@ -46,10 +46,10 @@ export default {
     },
     {
       name: 'packages-import-no-service',
-      comment: 'A workspace package stands alone: it imports nothing of the service (its tests may use it as their fixture).',
+      comment: 'A workspace package stands alone: it imports nothing of the service, nor do its own tests (they bring their own routers).',
       severity: 'error',
-      from: { path: '^packages/', pathNot: TEST_FILE },
-      to: { path: '^(schemas|routers|server|client|index\\.ts$)' },
+      from: { path: '^packages/' },
+      to: { path: '^(schemas|routers|server|client|tests|index\\.ts$)' },
     },
     {
       name: 'product-imports-no-tests-or-bench',

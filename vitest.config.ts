@@ -17,10 +17,10 @@ export default defineConfig({
         ssr: { resolve: { conditions } },
         test: {
           name: 'plant-store',
-          // The fast path's differential tests sit beside the files they check (packages/fast-path/src).
+          // The fast path package keeps its own tests beside its sources.
           include: ['tests/**/*.test.ts', 'packages/fast-path/src/**/*.test.ts'],
-          // One MongoDB for the whole run, chosen by server/dev/mongo-source.ts (real mongod, MONGODB_URI, or the emulator).
-          globalSetup: ['tests/setup/mongodb.ts'],
+          // One MongoDB for the whole run, chosen by the development MongoDB source (real mongod, MONGODB_URI, or the emulator).
+          globalSetup: ['tests/helpers/mongodb-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 60_000,
         },

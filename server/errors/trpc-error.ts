@@ -1,4 +1,5 @@
-import { getTRPCErrorShape, transformTRPCResponse, TRPCError } from '@trpc/server';
+import { trpcErrorBody } from '@plant-store/fast-path';
+import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import type { FastifyRequest } from 'fastify';
@@ -11,15 +12,13 @@ import { isUnexpected, toRestError, type RequestInfo } from './rest-error.js';
  * failures Fastify raises before tRPC runs (body too large, not UTF-8, unknown procedure path).
  * Failures inside tRPC are shaped by tRPC itself, through the router's error formatter; so is
  * this envelope: the failure becomes a TRPCError with the status and words the REST API would
- * give it, and the router's own `getTRPCErrorShape` makes the body.
+ * give it, and the router's own error formatter makes the body.
  */
 export function toTrpcErrorEnvelope(router: AppRouter, error: unknown, request: RequestInfo) {
   const { statusCode, body, headers } = toRestError(error, request);
   const code = HTTP_STATUS_TRPC_ERROR_CODE[statusCode] ?? (statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
   const trpcError = new TRPCError({ code, message: body.message, cause: error });
-  const config = router._def._config;
-  const shape = getTRPCErrorShape({ config, error: trpcError, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
-  return { statusCode, headers, body: transformTRPCResponse(config, { error: shape }) };
+  return { statusCode, headers, body: trpcErrorBody(router, trpcError) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
-import { restOperations, type RestOperation } from '@plant-store/fast-path';
+import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
 export type Transport = 'rest' | 'trpc';
@@ -38,7 +38,7 @@ export class ApiOperations {
 
   constructor(router: AppRouter) {
     this.rest = restOperations(router).map((operation) => ({ operation, labels: { name: operation.procedurePath, transport: 'rest', route: operation.path } }));
-    const names = Object.keys(router._def.procedures);
+    const names = procedureEntries(router).map(({ path }) => path);
     this.procedures = new Map(names.map((name) => [name, { name, transport: 'trpc', route: `${TRPC_PREFIX}/${name}` }]));
   }
 

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AnyTRPCProcedure } from '@trpc/server';
+import { procedureEntries } from '@plant-store/fast-path';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Scope } from '../../routers/auth.js';
@@ -95,10 +95,8 @@ const BEARER_AUTH = {
 
 /** The scope each procedure's meta declares, by its operation id. */
 function scopesOf(router: AppRouter): Map<string, Scope | undefined> {
-  const procedures = Object.values(router._def.procedures as Record<string, AnyTRPCProcedure>);
   return new Map(
-    procedures.flatMap((procedure) => {
-      const meta = procedure._def.meta as ProcedureMeta | undefined;
+    procedureEntries<ProcedureMeta>(router).flatMap(({ meta }) => {
       const operationId = meta?.openapi?.operationId;
       return operationId === undefined ? [] : [[operationId, meta?.scope] as const];
     }),

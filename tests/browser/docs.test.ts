@@ -1,4 +1,4 @@
-// /docs in a real browser: headless Chromium (see find-chromium.ts for which one), driven by
+// /docs in a real browser: headless Chromium (findChromium says which one), driven by
 // playwright-core, against the real app listening on a free port with MongoDB. A reader opens the docs,
 // authorizes with a token, creates a plant with "Try it out", and then sends a bad body and sees the Error.
 import { mkdir } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { MORE_CREATE_PLANT_REQUESTS, OPERATION_EXAMPLES } from '../../schemas/ex
 import { int64Json } from '../../schemas/int64-json.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { uniqueDbName } from '../helpers/mongo.js';
-import { CHROMIUM_ARGS, findChromium } from './find-chromium.js';
+import { CHROMIUM_ARGS, findChromium } from '../helpers/find-chromium.js';
 
 const SCREENSHOT = 'test-artifacts/docs.png';
 

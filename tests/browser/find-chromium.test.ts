@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { unpackBundledChromium } from './bundled-chromium.js';
-import { findChromium } from './find-chromium.js';
+import { unpackBundledChromium } from '../helpers/bundled-chromium.js';
+import { findChromium } from '../helpers/find-chromium.js';
 
 const run = promisify(execFile);
 const scratch = await mkdtemp(join(tmpdir(), 'find-chromium-'));

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBigInt } from '../../schemas/int64.js';
-import { numberSpelling, type Spelling } from '../int64/number-spellings.js';
+import { numberSpelling, type Spelling } from '../helpers/number-spellings.js';
 import { exactJson, FAST_PATH_MODES, JSON_WITH_TOKEN, messageOf, readBack, startHostileService, trpcQuery, type Answer, type HostileService } from '../helpers/hostile-service.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createInt64Json, int64Json, type JsonParser } from '../../schemas/int64-json.js';
 import { MAX_JSON_DEPTH } from '../../schemas/json-text.js';
-import { int64Spelling, nonIntegerSpelling } from './number-spellings.js';
+import { int64Spelling, nonIntegerSpelling } from '../helpers/number-spellings.js';
 
 /** What an exact reader makes of an integer's digits: a number while it is safe, else a bigint. */
 const exact = (digits: string): number | bigint => {

@@ -107,7 +107,7 @@ function send(reply: FastifyReply, status: number, payload: string, extraHeaders
 }
 
 /** Any router's root types, as far as this code reads them (its error shape is only written out). */
-interface RootTypes {
+export interface RootTypes {
   ctx: object;
   meta: object;
   errorShape: TRPCDefaultErrorShape;

@@ -1,14 +1,14 @@
 import Fastify, { type FastifyReply, type FastifyRequest, type InjectOptions, type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../../../tests/helpers/app.js';
-import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../../../tests/helpers/scripted-store.js';
-import { appRouter } from '../../../routers/app.js';
-import { createContextFactory } from '../../../routers/context.js';
-import { int64Json } from '../../../schemas/int64-json.js';
-import { createTokenVerifier } from '../../../server/auth/bearer-tokens.js';
-import { restOperations } from './rest-operations.js';
-import { responseMeta } from '../../../server/routes/rest-answers.js';
-import { createRestDirectCall } from './rest-direct-call.js';
+import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../helpers/scripted-store.js';
+import { appRouter } from '../../routers/app.js';
+import { createContextFactory } from '../../routers/context.js';
+import { int64Json } from '../../schemas/int64-json.js';
+import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
+import { restOperations } from '../../packages/fast-path/src/rest-operations.js';
+import { responseMeta } from '../../server/routes/rest-answers.js';
+import { createRestDirectCall } from '../../packages/fast-path/src/rest-direct-call.js';
 
 /**
  * REST requests are answered by packages/fast-path/src/rest-routes.ts: the direct call of

@@ -3,8 +3,8 @@ import { get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../../../tests/helpers/app.js';
-import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../../../tests/helpers/scripted-store.js';
+import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { BAD_OUTPUT_ID, DOWN_ID, FAILING_ID, storeByRequest } from '../helpers/scripted-store.js';
 
 /**
  * The common tRPC request is answered by packages/fast-path/src/trpc-direct-call.ts, not by tRPC's own

@@ -1,0 +1,25 @@
+import { getTRPCErrorShape, transformTRPCResponse, type AnyTRPCProcedure, type AnyTRPCRouter, type TRPCError, type TRPCRootConfig } from '@trpc/server';
+import type { RootTypes } from './trpc-direct-call.js';
+
+/** A procedure of a router as an app reads it: its path, its kind and what its meta declares. */
+export interface ProcedureEntry<TMeta> {
+  path: string;
+  type: 'query' | 'mutation' | 'subscription';
+  meta: TMeta | undefined;
+}
+
+// tRPC gives no public way to list a router's procedures with their meta; this package already reads its internals.
+export function procedureEntries<TMeta>(router: AnyTRPCRouter): ProcedureEntry<TMeta>[] {
+  return Object.entries(router._def.procedures as Record<string, AnyTRPCProcedure>).map(([path, procedure]) => ({
+    path,
+    type: procedure._def.type,
+    meta: procedure._def.meta as TMeta | undefined,
+  }));
+}
+
+/** The body of tRPC's error envelope for `error`, shaped by the router's own error formatter and transformer. */
+export function trpcErrorBody(router: AnyTRPCRouter, error: TRPCError): unknown {
+  const config = router._def._config as TRPCRootConfig<RootTypes>;
+  const shape = getTRPCErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
+  return transformTRPCResponse(config, { error: shape });
+}
