@@ -1,6 +1,5 @@
-import { TRPCError, type AnyTRPCProcedure } from '@trpc/server';
-import { describe, expect, it } from 'vitest';
-import { runProcedure, type ProcedureCall } from '../../packages/fast-path/src/run-procedure.js';
+import { describe, it } from 'vitest';
+import { expectSameOutcome } from '../../packages/fast-path/src/testing/same-outcome.js';
 import { appRouter } from '../../routers/app.js';
 import { createContextFactory } from '../../routers/context.js';
 import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
@@ -12,22 +11,6 @@ import { scriptedStore } from '../helpers/scripted-store.js';
  * runner; every outcome must be the one tRPC's own `procedure(call)` gives: the same data, or an
  * error with the same code, message and cause.
  */
-type Outcome = { data: unknown } | { code: string; message: string; cause: string | undefined };
-
-async function outcomeOf(run: () => Promise<unknown>): Promise<Outcome> {
-  try {
-    return { data: await run() };
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    return { code: error.code, message: error.message, cause: error.cause?.constructor.name };
-  }
-}
-
-async function expectSameOutcome(procedure: AnyTRPCProcedure, call: ProcedureCall) {
-  const ours = await outcomeOf(() => runProcedure(procedure, call));
-  expect(ours).toEqual(await outcomeOf(() => procedure(call)));
-  return ours;
-}
 
 const stores: Record<string, PlantStore['create']> = {
   ok: async (plant) => ({ name: plant.name, ...(plant.tag !== undefined && { tag: plant.tag }) }),

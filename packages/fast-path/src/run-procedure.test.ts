@@ -1,29 +1,14 @@
-import { initTRPC, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
+import { initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRunnerCaller, proceduresOf, runProcedure, type ProcedureCall } from './run-procedure.js';
+import { createRunnerCaller, proceduresOf, type ProcedureCall } from './run-procedure.js';
+import { expectSameOutcome } from './testing/same-outcome.js';
 
 /**
  * run-procedure.ts runs a procedure's middleware chain in place of tRPC's own
  * runner; every outcome must be the one tRPC's own `procedure(call)` gives: the same data, or an
  * error with the same code, message and cause.
  */
-type Outcome = { data: unknown } | { code: string; message: string; cause: string | undefined };
-
-async function outcomeOf(run: () => Promise<unknown>): Promise<Outcome> {
-  try {
-    return { data: await run() };
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    return { code: error.code, message: error.message, cause: error.cause?.constructor.name };
-  }
-}
-
-async function expectSameOutcome(procedure: AnyTRPCProcedure, call: ProcedureCall) {
-  const ours = await outcomeOf(() => runProcedure(procedure, call));
-  expect(ours).toEqual(await outcomeOf(() => procedure(call)));
-  return ours;
-}
 
 describe('runProcedure follows tRPC middleware semantics', () => {
   const t = initTRPC.context<{ user: string; trace: string[] }>().meta<{ tag: string }>().create();
