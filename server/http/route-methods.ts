@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-
-/** The order `Allow` lists methods in. */
-const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+import { inMethodOrder } from './method-order.js';
 
 interface ServedPath {
   matches(path: string): boolean;
@@ -39,14 +37,9 @@ export class RouteMethods {
     for (const served of this.served) if (served.matches(path)) for (const method of served.methods) methods.add(method);
     // Fastify answers HEAD wherever it answers GET.
     if (methods.has('GET')) methods.add('HEAD');
-    return [...methods].sort((a, b) => rank(a) - rank(b));
+    return inMethodOrder(methods);
   }
 }
-
-const rank = (method: string) => {
-  const index = METHOD_ORDER.indexOf(method);
-  return index === -1 ? METHOD_ORDER.length : index;
-};
 
 /**
  * A test of a concrete path against a Fastify route path (`/plants/:id`, `/docs/static/*`):

@@ -1,4 +1,6 @@
 import fp from 'fastify-plugin';
+import { appRouter } from '../../routers/app.js';
+import { apiMethods } from '../routes/api-methods.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
 import { answerHeadAsGet } from '../http/head-requests.js';
@@ -26,7 +28,7 @@ export const httpPlugin = fp<{ corsOrigins: readonly string[] }>(
     registerErrorHandling(app, (url) => routeMethods.at(url));
     registerJsonBodyParser(app);
     registerRequestHooks(app);
-    await registerCors(app, corsOrigins);
+    await registerCors(app, corsOrigins, apiMethods(appRouter));
   },
   { name: 'http' },
 );

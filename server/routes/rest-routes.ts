@@ -1,8 +1,9 @@
-import { restOperations, type RestOperation } from '@plant-store/fast-path';
+import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler, RouteHandlerMethod } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
+import type { Context } from '../../routers/context.js';
 import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
 import { httpError } from '../errors/http-error.js';
 import { keepEmptyQueryValues } from '../http/empty-query-values.js';
@@ -110,16 +111,20 @@ function markerPrefixInQuery(request: FastifyRequest): Error | undefined {
   return forged ? httpError(400, reservedTextError().messageFor('the query')) : undefined;
 }
 
-/** A caller as tRPC builds it: each level is callable (a procedure) and indexable (a nested router). */
-type CallerLevel = ((input: unknown) => Promise<unknown>) & { readonly [key: string]: CallerLevel };
-
-/** The router, its callers taking inputs with int64 markers and giving outputs made writable. */
+/**
+ * The router, its callers taking inputs with int64 markers and giving outputs made writable: a
+ * caller of its own per call, one function per procedure path (the router is flat).
+ */
 function withInt64Markers(router: AppRouter): AppRouter {
-  const wrap = (level: CallerLevel): CallerLevel =>
-    new Proxy(level, {
-      get: (target, key) => (typeof key === 'string' ? wrap(target[key] as CallerLevel) : undefined),
-      apply: async (target, _this, [input]: unknown[]) => int64Json.writable(await target(int64Json.revive(input))),
-    });
-  const createCaller = (ctx: unknown) => wrap(router.createCaller(ctx as never) as unknown as CallerLevel);
+  const paths = procedureEntries(router).map(({ path }) => path);
+  const createCaller = (ctx: Context) => {
+    const caller = router.createCaller(ctx) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
+    const markedCaller: Record<string, (input: unknown) => Promise<unknown>> = {};
+    for (const path of paths) {
+      const call = caller[path];
+      if (call) markedCaller[path] = async (input) => int64Json.writable(await call(int64Json.revive(input)));
+    }
+    return markedCaller;
+  };
   return { ...router, createCaller: createCaller as unknown as AppRouter['createCaller'] };
 }
