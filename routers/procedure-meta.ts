@@ -1,18 +1,18 @@
+import type { OperationExample, RequestExample } from '../schemas/examples.js';
 import type { Scope } from './auth.js';
 
 /**
- * What a procedure declares besides its input and output: how it is served as REST, and for a
- * protected procedure the scope a token must grant to call it (read by the protected
- * procedure's middleware and by the OpenAPI document). The REST part is the
- * shape trpc-to-openapi reads (its `OpenApiMeta`, minus the header schemas no procedure uses),
- * written here so that the router's published types (`AppRouter`) reference nothing of
- * trpc-to-openapi, whose declarations pull in the types of every web framework it adapts to:
- * a client app would need them all, or `skipLibCheck`. tests/trpc/procedure-meta.test.ts checks
- * that trpc-to-openapi still reads this shape as its own.
+ * What a procedure declares besides its input and output. The REST part is the shape
+ * trpc-to-openapi reads (its `OpenApiMeta`, minus the header schemas no procedure uses), written
+ * here so that `AppRouter`'s published types reference nothing of trpc-to-openapi, whose
+ * declarations pull in the types of every web framework it adapts to.
  */
 export type ProcedureMeta = {
-  openapi?: RestOperationMeta;
+  /** The scope a token must grant: read by the protected procedure's middleware and the OpenAPI document. */
   scope?: Scope;
+  openapi?: RestOperationMeta;
+  /** Every answer of a REST operation with its example: the OpenAPI document shows them, the tests send them. */
+  answers?: OperationAnswers;
 };
 
 /** A procedure's REST operation: trpc-to-openapi mounts it and documents it in the OpenAPI document. */
@@ -30,3 +30,40 @@ export type RestOperationMeta = {
   successDescription?: string;
   errorResponses?: number[] | Record<number, string>;
 };
+
+/** The failures an operation may document, each answered with the `Error` body. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503;
+
+/** One documented answer: what it means, and a request that gets it. */
+export interface Answer {
+  description: string;
+  example: OperationExample;
+}
+
+export interface OperationAnswers {
+  success: Answer & { status: 200 | 204; moreRequests?: Record<string, RequestExample> };
+  errors: { [Status in ErrorStatus]?: Answer };
+}
+
+/** Everything a REST operation declares, in its own procedure's file. */
+export interface RestOperationDeclaration extends OperationAnswers {
+  method: RestOperationMeta['method'];
+  path: `/${string}`;
+  operationId: string;
+  summary: string;
+  description: string;
+  scope: Scope;
+}
+
+/**
+ * A procedure's meta from its declaration: trpc-to-openapi's part (the answers' descriptions)
+ * follows from the answers, so an answer without a description or an example fails the type check.
+ */
+export function restOperation({ method, path, operationId, summary, description, scope, success, errors }: RestOperationDeclaration): ProcedureMeta {
+  const errorResponses = Object.fromEntries(Object.entries(errors).map(([status, answer]) => [status, answer.description]));
+  return {
+    scope,
+    openapi: { method, path, operationId, summary, description, tags: ['plants'], successDescription: success.description, errorResponses },
+    answers: { success, errors },
+  };
+}

@@ -1,13 +1,11 @@
-import { DEFAULT_BODY_LIMIT_BYTES } from './body-limit.js';
 import type { ErrorBody } from './error.js';
 import type { NewPlant, Plant, StoredPlant } from './plant.js';
 
 /**
- * One example per documented status of each operation: the request that produces it, what
- * must be stored first, and the exact body the service answers. The OpenAPI document shows them
- * (server/openapi/examples.ts) and tests/openapi/examples.test.ts sends each request to the real
- * app, on a database holding just `given`, and compares the answer, so the documentation cannot
- * drift from what the service says.
+ * The pieces of the examples each operation declares for every answer it documents (in its
+ * procedure's file): the request that produces it, what must be stored first, and the exact body
+ * the service answers. The OpenAPI document shows them and the tests send each request to the real
+ * app and compare the answer, so the documentation cannot drift from what the service says.
  */
 
 export interface ExampleRequest {
@@ -45,18 +43,16 @@ export interface OperationExample {
 /** The 500 message carries the request id; the document shows this one in its place. */
 export const REQUEST_ID_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 
-const MONSTERA = { id: 42, name: 'Monstera', tag: 'tropical' } satisfies NewPlant;
-const FERN = { id: 7, name: 'Fern' } satisfies NewPlant;
+export const MONSTERA = { id: 42, name: 'Monstera', tag: 'tropical' } satisfies NewPlant;
+export const FERN = { id: 7, name: 'Fern' } satisfies NewPlant;
 /** Ids beyond 2^53: a client must read and write them exactly (the schemas' descriptions say how). */
-const SNOWFLAKE = { id: 9007199254740993n, name: 'Snowflake' } satisfies NewPlant;
-const SEQUOIA = { id: 9223372036854775807n, name: 'Giant sequoia' } satisfies NewPlant;
+export const SNOWFLAKE = { id: 9007199254740993n, name: 'Snowflake' } satisfies NewPlant;
+export const SEQUOIA = { id: 9223372036854775807n, name: 'Giant sequoia' } satisfies NewPlant;
 
-const valid = { token: 'valid' } as const;
-const asJson = { contentType: 'application/json' } as const;
+export const valid = { token: 'valid' } as const;
+export const asJson = { contentType: 'application/json' } as const;
 
 const MISSING_TOKEN: ErrorBody = { error: 401, message: 'missing bearer token: send the header Authorization: Bearer <token>' };
-const readOnly = { token: 'readOnly' } as const;
-const writeOnly = { token: 'writeOnly' } as const;
 const insufficientScope = (scope: string): ErrorBody => ({ error: 403, message: `insufficient scope: this operation needs the scope ${scope}, which the token does not grant` });
 const READ_ONLY_SUMMARY = 'The token grants plants:read only; creating and deleting need plants:write';
 const WRITE_ONLY_SUMMARY = 'The token grants plants:write only; reading needs plants:read';
@@ -65,113 +61,13 @@ const UNAVAILABLE: ErrorBody = { error: 503, message: 'the plant database is una
 const STORE_FAILS = 'the store fails in a way the service does not expect';
 const DATABASE_AWAY = 'MongoDB cannot be reached within MONGODB_TIMEOUT_MS';
 
-export const OPERATION_EXAMPLES = {
-  createPlant: {
-    200: { name: 'created', summary: 'A new plant is stored and answered', request: { ...valid, ...asJson, method: 'POST', url: '/plants', body: MONSTERA }, response: { name: 'Monstera', tag: 'tropical' } },
-    400: {
-      name: 'idNotInteger',
-      summary: 'The id is not an integer',
-      request: { ...valid, ...asJson, method: 'POST', url: '/plants', body: { id: 'forty-two', name: 'Monstera' } },
-      response: { error: 400, message: 'id must be an integer' },
-    },
-    401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', ...asJson, method: 'POST', url: '/plants', body: MONSTERA }, response: MISSING_TOKEN },
-    403: { name: 'readOnlyToken', summary: READ_ONLY_SUMMARY, request: { ...readOnly, ...asJson, method: 'POST', url: '/plants', body: MONSTERA }, response: insufficientScope('plants:write') },
-    409: {
-      name: 'idTaken',
-      summary: 'The id belongs to a plant with another name',
-      request: { ...valid, ...asJson, method: 'POST', url: '/plants', body: { id: 42, name: 'Fiddle-leaf fig' } },
-      given: [MONSTERA],
-      response: { error: 409, message: 'a plant with id 42 already exists with a different name or tag' },
-    },
-    413: {
-      name: 'bodyTooLarge',
-      summary: 'The body is larger than BODY_LIMIT_BYTES',
-      request: { ...valid, ...asJson, method: 'POST', url: '/plants', body: { ...MONSTERA, tag: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) } },
-      condition: 'BODY_LIMIT_BYTES is the default, 16384',
-      response: { error: 413, message: `the request body is larger than the limit of ${DEFAULT_BODY_LIMIT_BYTES} bytes` },
-    },
-    415: {
-      name: 'notJson',
-      summary: 'The body is sent as text, not JSON',
-      request: { ...valid, method: 'POST', url: '/plants', contentType: 'text/plain', body: 'id=42 name=Monstera' },
-      response: { error: 415, message: 'the body must be JSON: send it with Content-Type: application/json' },
-    },
-    500: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...valid, ...asJson, method: 'POST', url: '/plants', body: MONSTERA }, condition: STORE_FAILS, response: UNEXPECTED },
-    503: {
-      name: 'databaseUnavailable',
-      summary: 'MongoDB does not answer in time; retry after the Retry-After seconds',
-      request: { ...valid, ...asJson, method: 'POST', url: '/plants', body: MONSTERA },
-      condition: DATABASE_AWAY,
-      response: UNAVAILABLE,
-    },
-  },
-  listPlants: {
-    200: {
-      name: 'firstPage',
-      summary: 'A page of plants in ascending id order, ids exact beyond 2^53; the Link header asks for the next',
-      request: { ...valid, method: 'GET', url: '/plants?limit=2' },
-      given: [FERN, SNOWFLAKE, SEQUOIA],
-      response: [FERN, SNOWFLAKE],
-      headers: { link: '</plants?limit=2&after=9007199254740993>; rel="next"' },
-    },
-    400: { name: 'limitTooLarge', summary: 'limit is out of range', request: { ...valid, method: 'GET', url: '/plants?limit=5000' }, response: { error: 400, message: 'limit must be an integer from 1 to 1000' } },
-    401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', method: 'GET', url: '/plants' }, response: MISSING_TOKEN },
-    403: { name: 'writeOnlyToken', summary: WRITE_ONLY_SUMMARY, request: { ...writeOnly, method: 'GET', url: '/plants' }, response: insufficientScope('plants:read') },
-    500: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...valid, method: 'GET', url: '/plants' }, condition: STORE_FAILS, response: UNEXPECTED },
-    503: { name: 'databaseUnavailable', summary: 'MongoDB does not answer in time', request: { ...valid, method: 'GET', url: '/plants' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
-  },
-  getPlant: {
-    200: { name: 'found', summary: 'The plant with this id, exact beyond 2^53', request: { ...valid, method: 'GET', url: '/plants/9007199254740993' }, given: [SNOWFLAKE], response: SNOWFLAKE },
-    400: {
-      name: 'idNotInteger',
-      summary: 'The id is not an int64',
-      request: { ...valid, method: 'GET', url: '/plants/fern' },
-      response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
-    },
-    401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', method: 'GET', url: '/plants/42' }, response: MISSING_TOKEN },
-    403: { name: 'writeOnlyToken', summary: WRITE_ONLY_SUMMARY, request: { ...writeOnly, method: 'GET', url: '/plants/42' }, response: insufficientScope('plants:read') },
-    404: { name: 'noSuchPlant', summary: 'No plant has this id', request: { ...valid, method: 'GET', url: '/plants/404' }, response: { error: 404, message: 'no plant with id 404' } },
-    500: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...valid, method: 'GET', url: '/plants/42' }, condition: STORE_FAILS, response: UNEXPECTED },
-    503: { name: 'databaseUnavailable', summary: 'MongoDB does not answer in time', request: { ...valid, method: 'GET', url: '/plants/42' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
-  },
-  deletePlant: {
-    204: { name: 'deleted', summary: 'The plant is gone; the answer has no body', request: { ...valid, method: 'DELETE', url: '/plants/9007199254740993' }, given: [SNOWFLAKE] },
-    400: {
-      name: 'idNotInteger',
-      summary: 'The id is not an int64',
-      request: { ...valid, method: 'DELETE', url: '/plants/fern' },
-      response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
-    },
-    401: { name: 'missingToken', summary: 'No bearer token', request: { token: 'none', method: 'DELETE', url: '/plants/42' }, response: MISSING_TOKEN },
-    403: { name: 'readOnlyToken', summary: READ_ONLY_SUMMARY, request: { ...readOnly, method: 'DELETE', url: '/plants/42' }, given: [MONSTERA], response: insufficientScope('plants:write') },
-    404: {
-      name: 'noSuchPlant',
-      summary: 'No plant has this id (a second delete answers this)',
-      request: { ...valid, method: 'DELETE', url: '/plants/9007199254740993' },
-      response: { error: 404, message: 'no plant with id 9007199254740993' },
-    },
-    500: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...valid, method: 'DELETE', url: '/plants/42' }, condition: STORE_FAILS, response: UNEXPECTED },
-    503: { name: 'databaseUnavailable', summary: 'MongoDB does not answer in time', request: { ...valid, method: 'DELETE', url: '/plants/42' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
-  },
-} satisfies Record<string, Record<number, OperationExample>>;
-
-export type OperationId = keyof typeof OPERATION_EXAMPLES;
-
-/**
- * More requests offered to try out on `POST /plants`, each answered 200 with its plant. The
- * document writes the id exactly; Swagger UI at /docs reads documents as JavaScript numbers, so
- * its example box shows an id beyond 2^53 rounded, and the description says to type it.
- */
-export const MORE_CREATE_PLANT_REQUESTS = {
-  bigId: {
-    summary: 'An id beyond 2^53: int64 ids are exact at any size',
-    description:
-      'Stored exactly as sent. In /docs, the example box shows this id rounded to 9007199254740992 ' +
-      '(the page reads numbers as JavaScript does): type 9007199254740993 in before you execute.',
-    body: SNOWFLAKE,
-    response: { name: 'Snowflake' },
-  },
-} satisfies Record<string, { summary: string; description: string; body: NewPlant; response: Plant }>;
+/** A further request offered to try out on an operation, answered with its success. */
+export interface RequestExample {
+  summary: string;
+  description: string;
+  body: unknown;
+  response: unknown;
+}
 
 /** An answer the HTTP layer gives before any operation runs, for every operation alike. */
 export interface HttpLayerExample {
@@ -202,3 +98,57 @@ export const HTTP_LAYER_EXAMPLES = {
     response: { error: 431, message: 'the request headers are too large' },
   },
 } satisfies Record<number, HttpLayerExample>;
+
+/** What the answers every protected operation shares mean, in the words the OpenAPI document gives them. */
+const SHARED_ANSWERS = {
+  unauthorized:
+    'Missing or invalid bearer token: none sent, or one refused (unknown, expired or not yet valid, from another issuer or for ' +
+    'another audience, signed with an unknown key or a refused algorithm, malformed); the message and WWW-Authenticate say which',
+  forbidden: 'The token is valid but does not grant the scope this operation needs (WWW-Authenticate names it)',
+  unexpected: 'Unexpected error',
+  unavailable: "The plant database is unavailable, or the identity provider's keys cannot be fetched to check a JWT",
+} as const;
+
+/**
+ * The answers every protected operation shares, for its `request` sent with each kind of token:
+ * 401 without one, 403 with one lacking `scope`, 500 when the store fails, 503 when MongoDB is away.
+ */
+export function sharedAnswers(
+  scope: 'plants:read' | 'plants:write',
+  request: Omit<ExampleRequest, 'token'>,
+  { given, unavailableSummary = 'MongoDB does not answer in time' }: { given?: NewPlant[]; unavailableSummary?: string } = {},
+) {
+  const lacking = scope === 'plants:write' ? { name: 'readOnlyToken', summary: READ_ONLY_SUMMARY, token: 'readOnly' } : { name: 'writeOnlyToken', summary: WRITE_ONLY_SUMMARY, token: 'writeOnly' };
+  const forbidden: OperationExample = {
+    name: lacking.name,
+    summary: lacking.summary,
+    request: { ...request, token: lacking.token as 'readOnly' | 'writeOnly' },
+    ...(given && { given }),
+    response: insufficientScope(scope),
+  };
+  return {
+    401: { description: SHARED_ANSWERS.unauthorized, example: { name: 'missingToken', summary: 'No bearer token', request: { ...request, token: 'none' }, response: MISSING_TOKEN } },
+    403: { description: SHARED_ANSWERS.forbidden, example: forbidden },
+    500: {
+      description: SHARED_ANSWERS.unexpected,
+      example: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...request, token: 'valid' }, condition: STORE_FAILS, response: UNEXPECTED },
+    },
+    503: {
+      description: SHARED_ANSWERS.unavailable,
+      example: { name: 'databaseUnavailable', summary: unavailableSummary, request: { ...request, token: 'valid' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
+    },
+  } satisfies Record<number, { description: string; example: OperationExample }>;
+}
+
+/** The 400 of an operation on one plant whose path names no int64 (`/plants/fern`). */
+export function notAPlantIdAnswer(method: 'GET' | 'DELETE') {
+  return {
+    description: 'The id is not an int64',
+    example: {
+      name: 'idNotInteger',
+      summary: 'The id is not an int64',
+      request: { token: 'valid', method, url: '/plants/fern' },
+      response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
+    },
+  } satisfies { description: string; example: OperationExample };
+}

@@ -1,22 +1,85 @@
-import { CREATE_PLANT_ERRORS } from '../../schemas/operation-errors.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../schemas/body-limit.js';
+import * as ex from '../../schemas/examples.js';
 import { NewPlantSchema, PlantSchema } from '../../schemas/plant.js';
+import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 
+const request = { method: 'POST', url: '/plants', ...ex.asJson } as const;
+
 export const createPlant = protectedProcedure
-  .meta({
-    scope: 'plants:write',
-    openapi: {
+  .meta(
+    restOperation({
       method: 'POST',
       path: '/plants',
       operationId: 'createPlant',
       summary: 'Create a plant',
       description:
         'Creates a new plant in the store. Safe to retry: sending the same plant again answers 200 with the stored plant.',
-      tags: ['plants'],
-      successDescription: 'Plant response',
-      errorResponses: CREATE_PLANT_ERRORS,
-    },
-  })
+      scope: 'plants:write',
+      success: {
+        status: 200,
+        description: 'Plant response',
+        example: {
+          name: 'created',
+          summary: 'A new plant is stored and answered',
+          request: { ...ex.valid, ...request, body: ex.MONSTERA },
+          response: { name: 'Monstera', tag: 'tropical' },
+        },
+        // Swagger UI reads documents as JavaScript numbers: its example box shows this id rounded, so the words say to type it.
+        moreRequests: {
+          bigId: {
+            summary: 'An id beyond 2^53: int64 ids are exact at any size',
+            description:
+              'Stored exactly as sent. In /docs, the example box shows this id rounded to 9007199254740992 ' +
+              '(the page reads numbers as JavaScript does): type 9007199254740993 in before you execute.',
+            body: ex.SNOWFLAKE,
+            response: { name: 'Snowflake' },
+          },
+        },
+      },
+      errors: {
+        400: {
+          description: 'Invalid input or malformed JSON',
+          example: {
+            name: 'idNotInteger',
+            summary: 'The id is not an integer',
+            request: { ...ex.valid, ...request, body: { id: 'forty-two', name: 'Monstera' } },
+            response: { error: 400, message: 'id must be an integer' },
+          },
+        },
+        409: {
+          description: 'A plant with this id exists with a different name or tag',
+          example: {
+            name: 'idTaken',
+            summary: 'The id belongs to a plant with another name',
+            request: { ...ex.valid, ...request, body: { id: 42, name: 'Fiddle-leaf fig' } },
+            given: [ex.MONSTERA],
+            response: { error: 409, message: 'a plant with id 42 already exists with a different name or tag' },
+          },
+        },
+        413: {
+          description: 'Request body too large',
+          example: {
+            name: 'bodyTooLarge',
+            summary: 'The body is larger than BODY_LIMIT_BYTES',
+            request: { ...ex.valid, ...request, body: { ...ex.MONSTERA, tag: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) } },
+            condition: 'BODY_LIMIT_BYTES is the default, 16384',
+            response: { error: 413, message: `the request body is larger than the limit of ${DEFAULT_BODY_LIMIT_BYTES} bytes` },
+          },
+        },
+        415: {
+          description: 'The body is not JSON',
+          example: {
+            name: 'notJson',
+            summary: 'The body is sent as text, not JSON',
+            request: { ...ex.valid, method: 'POST', url: '/plants', contentType: 'text/plain', body: 'id=42 name=Monstera' },
+            response: { error: 415, message: 'the body must be JSON: send it with Content-Type: application/json' },
+          },
+        },
+        ...ex.sharedAnswers('plants:write', { ...request, body: ex.MONSTERA }, { unavailableSummary: 'MongoDB does not answer in time; retry after the Retry-After seconds' }),
+      },
+    }),
+  )
   .input(NewPlantSchema)
   .output(PlantSchema)
   .mutation(({ input, ctx }) => ctx.store.create(input));

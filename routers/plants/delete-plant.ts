@@ -1,24 +1,47 @@
 import { z } from 'zod';
-import { DELETE_PLANT_ERRORS } from '../../schemas/operation-errors.js';
+import * as ex from '../../schemas/examples.js';
 import { PlantIdInputSchema } from '../../schemas/plant-queries.js';
 import { PlantNotFoundError } from '../plant-store.js';
+import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 
-/** Answers nothing: REST answers 204 No Content (server/routes/rest-answers.ts). */
+const request = { method: 'DELETE', url: '/plants/42' } as const;
+
+/** Answers nothing: REST answers 204 No Content. */
 export const deletePlant = protectedProcedure
-  .meta({
-    scope: 'plants:write',
-    openapi: {
+  .meta(
+    restOperation({
       method: 'DELETE',
       path: '/plants/{id}',
       operationId: 'deletePlant',
       summary: 'Delete a plant',
       description: 'Deletes the plant with this id. A second delete of the same id answers 404; the id can then be used again.',
-      tags: ['plants'],
-      successDescription: 'Plant deleted',
-      errorResponses: DELETE_PLANT_ERRORS,
-    },
-  })
+      scope: 'plants:write',
+      success: {
+        status: 204,
+        description: 'Plant deleted',
+        example: {
+          name: 'deleted',
+          summary: 'The plant is gone; the answer has no body',
+          request: { ...ex.valid, method: 'DELETE', url: '/plants/9007199254740993' },
+          given: [ex.SNOWFLAKE],
+        },
+      },
+      errors: {
+        400: ex.notAPlantIdAnswer('DELETE'),
+        404: {
+          description: 'No plant has this id',
+          example: {
+            name: 'noSuchPlant',
+            summary: 'No plant has this id (a second delete answers this)',
+            request: { ...ex.valid, method: 'DELETE', url: '/plants/9007199254740993' },
+            response: { error: 404, message: 'no plant with id 9007199254740993' },
+          },
+        },
+        ...ex.sharedAnswers('plants:write', request, { given: [ex.MONSTERA] }),
+      },
+    }),
+  )
   .input(PlantIdInputSchema)
   .output(z.void())
   .mutation(async ({ input, ctx }) => {

@@ -3,9 +3,9 @@ import { procedureEntries } from '@plant-store/fast-path';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Scope } from '../../routers/auth.js';
-import type { ProcedureMeta } from '../../routers/procedure-meta.js';
+import type { OperationAnswers, ProcedureMeta } from '../../routers/procedure-meta.js';
 import { ErrorSchema } from '../../schemas/error.js';
-import { HTTP_LAYER_EXAMPLES, MORE_CREATE_PLANT_REQUESTS, OPERATION_EXAMPLES } from '../../schemas/examples.js';
+import { HTTP_LAYER_EXAMPLES, type OperationExample } from '../../schemas/examples.js';
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
@@ -55,9 +55,10 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     defs: { Error: ErrorSchema, NewPlant: NewPlantSchema },
   });
   const schemas = document.components?.schemas ?? {};
-  const scopes = scopesOf(router);
+  const declared = declarationsOf(router);
   for (const operation of operationsOf(document)) {
-    requireScope(operation, scopes.get(operation.operationId ?? ''));
+    const meta = declared.get(operation.operationId ?? '');
+    requireScope(operation, meta?.scope);
     referToNamedRequestSchema(operation, schemas);
     describeParametersThemselves(operation);
     answerNothingWith204(operation);
@@ -66,8 +67,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     }
     for (const [status, description] of Object.entries(HTTP_LAYER_RESPONSES)) operation.responses[status] = { description, content: errorContent() };
     addResponseHeaders(operation);
-    const operationId = operation.operationId as keyof typeof OPERATION_EXAMPLES;
-    addExamples(operation, OPERATION_EXAMPLES[operationId], operationId === 'createPlant' ? MORE_CREATE_PLANT_REQUESTS : {});
+    if (meta?.answers) addExamples(operation, examplesOf(meta.answers), meta.answers.success.moreRequests);
     addHttpLayerExamples(operation, HTTP_LAYER_EXAMPLES);
   }
   document.components = {
@@ -93,14 +93,20 @@ const BEARER_AUTH = {
     '(AUTH_JWKS_URL), whose `scope` or `scp` claim grants the scopes each operation names.',
 } as const;
 
-/** The scope each procedure's meta declares, by its operation id. */
-function scopesOf(router: AppRouter): Map<string, Scope | undefined> {
+/** What each procedure's meta declares, by its operation id. */
+function declarationsOf(router: AppRouter): Map<string, ProcedureMeta> {
   return new Map(
     procedureEntries<ProcedureMeta>(router).flatMap(({ meta }) => {
       const operationId = meta?.openapi?.operationId;
-      return operationId === undefined ? [] : [[operationId, meta?.scope] as const];
+      return meta === undefined || operationId === undefined ? [] : [[operationId, meta] as const];
     }),
   );
+}
+
+/** The example of each documented status, success and failures alike. */
+function examplesOf({ success, errors }: OperationAnswers): Record<string, OperationExample> {
+  const failures = Object.entries(errors).map(([status, answer]) => [status, answer.example] as const);
+  return Object.fromEntries([[String(success.status), success.example], ...failures]);
 }
 
 /** A protected operation (trpc-to-openapi gave it a security requirement) names its scope, in the requirement and in words. */

@@ -1,4 +1,4 @@
-import type { ExampleRequest, HttpLayerExample, OperationExample } from '../../schemas/examples.js';
+import type { ExampleRequest, HttpLayerExample, OperationExample, RequestExample } from '../../schemas/examples.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import type { OpenApiOperation, OpenApiResponse } from './operations.js';
 
@@ -9,13 +9,6 @@ interface ExampleObject {
   summary: string;
   description?: string;
   value: unknown;
-}
-
-/** A further request offered to try out (see MORE_CREATE_PLANT_REQUESTS). */
-export interface RequestExample {
-  summary: string;
-  description: string;
-  body: unknown;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MORE_CREATE_PLANT_REQUESTS, OPERATION_EXAMPLES } from '../../schemas/examples.js';
+import { exampleOf, moreRequestsOf } from '../helpers/operation-examples.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { uniqueDbName } from '../helpers/mongo.js';
@@ -82,8 +82,10 @@ describe('the API docs at /docs, in Chromium', () => {
 
   it('sends an id beyond 2^53 exactly, as typed in the body editor', async () => {
     const operation = page.locator('.opblock-post', { hasText: '/plants' });
-    const answer = await execute(operation, int64Json.stringify(MORE_CREATE_PLANT_REQUESTS.bigId.body));
-    expect(answer).toEqual({ status: '200', body: MORE_CREATE_PLANT_REQUESTS.bigId.response });
+    const bigId = moreRequestsOf('createPlant').bigId;
+    expect(bigId).toBeDefined();
+    const answer = await execute(operation, int64Json.stringify(bigId?.body));
+    expect(answer).toEqual({ status: '200', body: bigId?.response });
     const stored = await testApp.plants.findOne({ name: 'Snowflake' }, { promoteLongs: false });
     expect(stored?._id.toString()).toBe('9007199254740993');
   });
@@ -108,7 +110,7 @@ describe('the API docs at /docs, in Chromium', () => {
 
   it('shows the Error body when the request is invalid', async () => {
     const operation = page.locator('.opblock-post', { hasText: '/plants' });
-    const invalid = OPERATION_EXAMPLES.createPlant[400];
+    const invalid = exampleOf('createPlant', 400);
     const answer = await execute(operation, invalid.request.body);
     expect(answer).toEqual({ status: '400', body: invalid.response });
     expect(pageErrors).toEqual([]);
