@@ -88,6 +88,19 @@ describe('the API docs at /docs, in Chromium', () => {
     expect(stored?._id.toString()).toBe('9007199254740993');
   });
 
+  it('shows the answer of GET /plants/{id} with the id exact beyond 2^53, as the service wrote it', async () => {
+    const operation = await openOperation(page, 'GET', '/plants/{id}', '.opblock-summary-path');
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.locator('tr[data-param-name="id"] input').fill('9007199254740993');
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const live = operation.locator('.live-responses-table tr.response');
+    expect((await live.locator('.response-col_status').textContent())?.trim()).toBe('200');
+    // Read as text: JSON.parse here would round the id just as the page must not.
+    const rendered = (await live.locator('.response-col_description .highlight-code pre').textContent()) ?? '';
+    expect(rendered).toBe('{\n  "id": 9007199254740993,\n  "name": "Snowflake"\n}');
+    expect(pageErrors).toEqual([]);
+  });
+
   it('lists plants with "Try it out", a limit given as a parameter', async () => {
     const operation = await openOperation(page, 'GET', '/plants', '.opblock-summary-path');
     await operation.getByRole('button', { name: 'Try it out' }).click();
