@@ -188,6 +188,7 @@ describe('the {id} path parameter', () => {
     try {
       const examples = operations.get('getPlant')?.parameters?.find((candidate) => candidate.name === 'id')?.examples ?? {};
       const ids = Object.values(examples).map((example) => example.value as number | bigint);
+      expect(ids).toHaveLength(2);
       for (const id of ids) expect((await postPlant(testApp.app, int64Json.stringify({ id, name: `Plant ${id}` }))).statusCode).toBe(200);
       for (const id of ids) {
         const response = await testApp.app.inject({ url: `/plants/${id}`, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
