@@ -27,6 +27,7 @@ curl "${api[@]}" -H 'Content-Type: application/json' -d '{"id": 42, "name": "Mon
 curl "${api[@]}" "http://127.0.0.1:$api_port/plants/42"
 curl "${api[@]}" "http://127.0.0.1:$api_port/trpc/listPlants?input=%7B%7D"
 
+mkdir -p test-artifacts
 curl -fsS "http://127.0.0.1:$metrics_port/metrics" > test-artifacts/metrics.txt
 promtool check metrics < test-artifacts/metrics.txt
 echo "promtool check metrics: $(grep -c '^# TYPE' test-artifacts/metrics.txt) metric families, no problem"
