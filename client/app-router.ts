@@ -6,9 +6,9 @@ export type WithBigintIds<T> = T extends readonly (infer Item)[] ? WithBigintIds
 
 type ClientProcedure<P> =
   P extends TRPCQueryProcedure<infer Def>
-    ? TRPCQueryProcedure<{ input: Def['input']; output: WithBigintIds<Def['output']>; meta: Def['meta']; errorShape: Def['errorShape'] }>
+    ? TRPCQueryProcedure<{ input: Def['input']; output: WithBigintIds<Def['output']>; meta: object; errorShape: Def['errorShape'] }>
     : P extends TRPCMutationProcedure<infer Def>
-      ? TRPCMutationProcedure<{ input: Def['input']; output: WithBigintIds<Def['output']>; meta: Def['meta']; errorShape: Def['errorShape'] }>
+      ? TRPCMutationProcedure<{ input: Def['input']; output: WithBigintIds<Def['output']>; meta: object; errorShape: Def['errorShape'] }>
       : never;
 
 /** Only the compiler calls it: the type of its answer is the router as a client sees it. */
@@ -16,7 +16,8 @@ function clientView<Router extends AnyRouter>() {
   return undefined as unknown as TRPCBuiltRouter<
     {
       ctx: object;
-      meta: Router['_def']['_config']['$types']['meta'];
+      // A client reads no procedure's meta (the REST answers and their examples are the server's).
+      meta: object;
       errorShape: Router['_def']['_config']['$types']['errorShape'];
       transformer: Router['_def']['_config']['$types']['transformer'];
     },

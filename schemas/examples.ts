@@ -69,6 +69,19 @@ export interface RequestExample {
   response: unknown;
 }
 
+/**
+ * Examples of an `{id}` path parameter: a small id first (what tools that fill parameters in take), then one
+ * beyond 2^53, which a client must send exactly.
+ */
+export const ID_PARAMETER_EXAMPLES = {
+  small: { summary: 'A small id: 42', value: 42 },
+  beyond2to53: {
+    summary: 'An id beyond 2^53: 9007199254740993',
+    description: 'Sent and answered exactly. In /docs the drop-down shows it rounded (the page reads the document as JavaScript numbers): type 9007199254740993 in.',
+    value: 9007199254740993n,
+  },
+} satisfies Record<string, { summary: string; description?: string; value: number | bigint }>;
+
 /** An answer the HTTP layer gives before any operation runs, for every operation alike. */
 export interface HttpLayerExample {
   name: string;

@@ -70,6 +70,9 @@ const EnvSchema = z.object({
   ...telemetryEnv,
 });
 
+/** Every environment variable the configuration reads (docs/configuration.md lists each). */
+export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape) as (keyof typeof EnvSchema.shape)[];
+
 export interface Config extends AuthConfig {
   env: 'development' | 'production' | 'test';
   host: string;

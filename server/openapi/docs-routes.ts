@@ -2,6 +2,7 @@ import swagger, { type StaticDocumentSpec } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { downloadUrl, exactJsonResponses } from './docs-plugins.js';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -36,7 +37,7 @@ export async function registerDocsRoutes(app: FastifyInstance, { document }: { d
       staticCSP: DOCS_CSP,
       // No validator badge: it would send the document to a third-party validator.
       validatorUrl: false,
-      uiConfig: { displayRequestDuration: true, tryItOutEnabled: false },
+      uiConfig: { displayRequestDuration: true, tryItOutEnabled: false, plugins: [downloadUrl, exactJsonResponses] },
     });
   });
 }

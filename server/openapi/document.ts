@@ -5,7 +5,7 @@ import type { AppRouter } from '../../routers/app.js';
 import type { Scope } from '../../routers/auth.js';
 import type { OperationAnswers, ProcedureMeta } from '../../routers/procedure-meta.js';
 import { ErrorSchema } from '../../schemas/error.js';
-import { HTTP_LAYER_EXAMPLES, type OperationExample } from '../../schemas/examples.js';
+import { HTTP_LAYER_EXAMPLES, ID_PARAMETER_EXAMPLES, type OperationExample } from '../../schemas/examples.js';
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
@@ -31,8 +31,9 @@ const HTTP_LAYER_RESPONSES: Record<keyof typeof HTTP_LAYER_EXAMPLES, string> = {
  *   envelope of its own, which this service does not send), including the HTTP layer's 408,
  *   429 and 431;
  * - 204 with no body for an operation that answers nothing;
- * - the scope each operation needs (its procedure's meta), in its security requirement, which
- *   OpenAPI 3.1 allows for an http scheme, and in its description, with its 403;
+ * - the scope each operation needs (its procedure's meta), in its description and its
+ *   `x-required-scopes`, with its 403 (a bearer scheme's requirement lists no scopes);
+ * - examples for every int64 path parameter, one beyond 2^53;
  * - the headers: `X-Request-Id` on every answer, `WWW-Authenticate` on 401 and 403,
  *   `Retry-After` on 429 and 503, `Link` on a page;
  * - an example for every status of every operation, from schemas/examples.ts;
@@ -51,6 +52,8 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
       'Stores plants. Every endpoint requires `Authorization: Bearer <token>`: a static API token, or a JWT access token ' +
       "from the service's identity provider granting the operation's scope (`plants:read` or `plants:write`).",
     baseUrl: '/',
+    contact: { name: 'Plant Store maintainers' },
+    license: { name: 'MIT', identifier: 'MIT' },
     securitySchemes: { bearerAuth: BEARER_AUTH },
     defs: { Error: ErrorSchema, NewPlant: NewPlantSchema },
   });
@@ -61,6 +64,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     requireScope(operation, meta?.scope);
     referToNamedRequestSchema(operation, schemas);
     describeParametersThemselves(operation);
+    addIdParameterExamples(operation);
     answerNothingWith204(operation);
     for (const [status, response] of Object.entries(operation.responses)) {
       if (response && !status.startsWith('2')) operation.responses[status] = { description: response.description, content: errorContent() };
@@ -77,6 +81,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     headers: RESPONSE_HEADERS,
   };
   document.security = [{ bearerAuth: [] }];
+  document.tags = declaredTags(operationsOf(document));
   addNewPlantWebhook(document);
   addInt64Bounds(document);
   // The bounds and example ids are bigints: made writable, they are written out as exact JSON numbers.
@@ -113,7 +118,8 @@ function examplesOf({ success, errors }: OperationAnswers): Record<string, Opera
 function requireScope(operation: OpenApiOperation, scope: Scope | undefined): void {
   if (operation.security === undefined) return;
   if (scope === undefined) throw new Error(`${operation.operationId ?? 'an operation'} needs a token but its procedure declares no scope`);
-  operation.security = [{ bearerAuth: [scope] }];
+  operation.security = [{ bearerAuth: [] }];
+  operation['x-required-scopes'] = [scope];
   operation.description = `${operation.description ?? ''} Needs a token granting the scope \`${scope}\` (every static token does).`.trimStart();
 }
 
@@ -133,6 +139,21 @@ function describeParametersThemselves(operation: OpenApiOperation): void {
   for (const parameter of operation.parameters ?? []) {
     if (parameter.description === undefined && parameter.schema?.description !== undefined) parameter.description = parameter.schema.description;
   }
+}
+
+/** Every int64 path parameter offers a small id and one beyond 2^53, so tools that fill parameters in use real ids. */
+function addIdParameterExamples(operation: OpenApiOperation): void {
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === 'path' && parameter.schema?.format === 'int64') parameter.examples = { ...ID_PARAMETER_EXAMPLES };
+  }
+}
+
+const TAG_DESCRIPTIONS: Record<string, string> = { plants: 'The plants in the store: create, list, read and delete them' };
+
+/** Every tag an operation carries, declared at the top level with its description. */
+function declaredTags(operations: OpenApiOperation[]): { name: string; description?: string }[] {
+  const names = [...new Set(operations.flatMap((operation) => operation.tags ?? []))];
+  return names.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] === undefined ? {} : { description: TAG_DESCRIPTIONS[name] }) }));
 }
 
 /** trpc-to-openapi documents every success as 200; a procedure that answers nothing answers 204 with no body. */

@@ -15,7 +15,7 @@ interface ExampleObject {
  * Puts each status's example on its response, with the request that produced it in words (a
  * response with no body, 204, gets the words in its description), and the headers an example
  * shows on the response's documented headers. Each distinct, short JSON request body goes on
- * the request body too, where Swagger UI offers it in a drop-down to try out.
+ * the request body too, where Swagger UI offers it in a drop-down to try out, except a 400's.
  */
 export function addExamples(
   operation: OpenApiOperation,
@@ -34,7 +34,8 @@ export function addExamples(
     }
 
     const body = example.request.body === undefined ? undefined : int64Json.stringify(example.request.body);
-    if (example.request.contentType === 'application/json' && body !== undefined && body.length <= MAX_SHOWN_BODY_CHARS && !shownBodies.has(body)) {
+    // A 400's body is invalid on purpose: its response shows it in words, and a request example must fit the schema.
+    if (status !== '400' && example.request.contentType === 'application/json' && body !== undefined && body.length <= MAX_SHOWN_BODY_CHARS && !shownBodies.has(body)) {
       shownBodies.add(body);
       requestExamples[example.name] = { summary: example.summary, value: example.request.body };
     }

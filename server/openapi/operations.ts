@@ -4,11 +4,21 @@ import type { OpenAPIObject } from 'trpc-to-openapi';
 export interface OpenApiOperation {
   operationId?: string;
   description?: string;
-  /** Security requirements: scheme name to the scopes (OpenAPI 3.1: for an http scheme, role names) needed. */
+  tags?: string[];
   security?: Record<string, string[]>[];
-  parameters?: { name: string; in: string; description?: string; schema?: { description?: string } }[];
+  /** The scopes a token must grant: a bearer scheme carries none in its requirement. */
+  'x-required-scopes'?: string[];
+  parameters?: OpenApiParameter[];
   requestBody?: { content?: Record<string, MediaType | undefined> };
   responses: Record<string, OpenApiResponse | undefined>;
+}
+
+export interface OpenApiParameter {
+  name: string;
+  in: string;
+  description?: string;
+  schema?: { description?: string; type?: string; format?: string };
+  examples?: Record<string, unknown>;
 }
 
 export interface OpenApiResponse {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { freePort, startService, type ServiceProcess } from '@plant-store/service-launcher';
 import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
-import { parseSamples, sampleValue, type Sample } from '../helpers/prometheus-text.js';
+import { metricFamilies, namingProblems, parseSamples, sampleValue, type Sample } from '../helpers/prometheus-text.js';
 
 const TOKEN = 'metrics-test-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -129,6 +129,14 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
     for (const name of ['process_cpu_seconds_total', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
       expect(samples.some((sample) => sample.name === name), name).toBe(true);
     }
+  });
+
+  it("names every metric as Prometheus's own lint (promtool check metrics) asks", async () => {
+    const response = await fetch(metricsUrl);
+    const text = await response.text();
+    // The webhook and MongoDB series have samples by now (the tests above moved them), so every family is named.
+    expect(metricFamilies(text).length).toBeGreaterThan(20);
+    expect(namingProblems(text)).toEqual([]);
   });
 
   it('is not served on the API port: GET /metrics there is a 404 in the Error shape', async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_LAYER_EXAMPLES, REQUEST_ID_PLACEHOLDER, type ExampleRequest, type OperationExample } from '../../schemas/examples.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { buildApp } from '../../server/app.js';
-import { startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { postPlant, startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
 import { scriptedStore } from '../helpers/scripted-store.js';
 import { openRawSocket, parseResponse } from '../helpers/raw-socket.js';
@@ -144,13 +144,15 @@ describe('ids beyond 2^53 in the examples', () => {
 });
 
 describe('requests offered to try out on POST /plants', () => {
-  it('offer the short JSON requests of the examples', () => {
+  it('offer the short JSON requests of the examples, except the invalid one of the 400, which its answer shows in words', () => {
     const offered = operations.get('createPlant')?.requestBody?.content['application/json']?.examples ?? {};
     expect(offered).toMatchObject({
       created: { value: exampleOf('createPlant', 200).request.body },
-      idNotInteger: { value: exampleOf('createPlant', 400).request.body },
       idTaken: { value: exampleOf('createPlant', 409).request.body },
     });
+    expect(Object.keys(offered)).not.toContain(exampleOf('createPlant', 400).name);
+    const invalid = exampleOf('createPlant', 400);
+    expect(operations.get('createPlant')?.responses['400']?.content?.['application/json']?.examples?.[invalid.name]?.description).toContain(JSON.stringify(invalid.request.body));
   });
 
   it.each(Object.entries(moreRequestsOf('createPlant')))('%s answers as documented', async (name, example) => {
@@ -162,6 +164,33 @@ describe('requests offered to try out on POST /plants', () => {
       expect(response.json()).toEqual(example.response);
     } finally {
       await close();
+    }
+  });
+});
+
+describe('the {id} path parameter', () => {
+  const idOperations = ['getPlant', 'deletePlant'] as const;
+
+  it.each(idOperations)('of %s offers 42 and an id beyond 2^53, written exactly', (operationId) => {
+    const parameter = operations.get(operationId)?.parameters?.find((candidate) => candidate.in === 'path' && candidate.name === 'id');
+    const values = Object.values(parameter?.examples ?? {}).map((example) => example.value);
+    expect(values).toEqual([42, 9007199254740993n]);
+  });
+
+  it('examples name real plants: GET /plants/{id} with each answers that plant, its id exact', async () => {
+    const testApp = await startTestApp();
+    try {
+      const examples = operations.get('getPlant')?.parameters?.find((candidate) => candidate.name === 'id')?.examples ?? {};
+      const ids = Object.values(examples).map((example) => example.value as number | bigint);
+      expect(ids).toHaveLength(2);
+      for (const id of ids) expect((await postPlant(testApp.app, int64Json.stringify({ id, name: `Plant ${id}` }))).statusCode).toBe(200);
+      for (const id of ids) {
+        const response = await testApp.app.inject({ url: `/plants/${id}`, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+        expect(response.statusCode).toBe(200);
+        expect((int64Json.parse(response.body) as { id: unknown }).id).toEqual(id);
+      }
+    } finally {
+      await testApp.close();
     }
   });
 });

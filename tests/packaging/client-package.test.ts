@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
+import { documentText } from '../helpers/readme.js';
 import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd, type Command } from '../helpers/processes.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
@@ -83,6 +84,7 @@ export const typed = () =>
 describe('the client package, packed and installed in a strict TypeScript app without skipLibCheck', () => {
   let app = '';
   let rootTarball = '';
+  let clientTarball = '';
   let service: Command | undefined;
   let env: Record<string, string> = {};
 
@@ -91,8 +93,7 @@ describe('the client package, packed and installed in a strict TypeScript app wi
 
   beforeAll(async () => {
     app = await mkdtemp(join(tmpdir(), 'plant-store-client-app-'));
-    const [clientTarball, rootPacked] = await Promise.all([pack(app, '@plant-store/client'), pack(app)]);
-    rootTarball = rootPacked;
+    [clientTarball, rootTarball] = await Promise.all([pack(app, '@plant-store/client'), pack(app)]);
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'plant-client-app', private: true, type: 'module' }));
     await writeFile(
       join(app, 'tsconfig.json'),
@@ -109,6 +110,12 @@ describe('the client package, packed and installed in a strict TypeScript app wi
   afterAll(async () => {
     if (service) killIfRunning([service.pid]);
     await rm(app, { recursive: true, force: true });
+  });
+
+  it("is packed and installed as its README says, until it is published", () => {
+    const readme = documentText('packages/client/README.md');
+    expect(readme).toContain('npm pack -w @plant-store/client ');
+    expect(/npm install <path-to-clone>\/(\S+\.tgz)/.exec(readme)?.[1]).toBe(clientTarball);
   });
 
   it('installs @trpc/client and nothing of the server', async () => {

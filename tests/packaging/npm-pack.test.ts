@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testMongoUri, TEST_TOKEN, type TestApp } from '../helpers/app.js';
-import { documentBlocks, documentedOutput } from '../helpers/readme.js';
+import { documentBlocks, documentedOutput, documentText } from '../helpers/readme.js';
 import { PROJECT_ROOT, run, runToEnd } from '../helpers/processes.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
@@ -25,6 +25,7 @@ describe('the packed package, in a TypeScript app of its own', () => {
   const snippets = documentBlocks('docs/clients.md', 'ts');
   let app = '';
   let packedFiles: string[] = [];
+  let tarball = '';
   let service: TestApp | undefined;
 
   beforeAll(async () => {
@@ -33,6 +34,7 @@ describe('the packed package, in a TypeScript app of its own', () => {
     const { stdout } = await runToEnd('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', app]);
     const [packed] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
     packedFiles = packed.files.map((file) => file.path);
+    tarball = packed.filename;
 
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'plant-app', private: true, type: 'module' }));
     await writeFile(
@@ -56,6 +58,11 @@ describe('the packed package, in a TypeScript app of its own', () => {
     const bundled = (path: string) => path.startsWith(`${FAST_PATH}/dist/`) || path === `${FAST_PATH}/README.md` || path === `${FAST_PATH}/package.json`;
     expect(packedFiles.filter((path) => !own(path) && !bundled(path))).toStrictEqual([]);
     expect(packedFiles.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toStrictEqual([]);
+  });
+
+  it('is the tarball docs/clients.md says to install', () => {
+    const [, installed = ''] = /^npm install \S*\/(\S+\.tgz)/m.exec(documentText('docs/clients.md')) ?? [];
+    expect(installed).toBe(tarball);
   });
 
   it('holds every page of docs/ that the README links to', () => {
