@@ -7,10 +7,10 @@
  */
 import { initTRPC, TRPCError } from '@trpc/server';
 import { int64Json } from '../schemas/int64-json.js';
-import { admit, AuthError, type AuthResult, type Scope } from './auth.js';
+import { admit, type AuthResult, type Scope } from './auth.js';
 import type { Context } from './context.js';
+import { fromDomainError } from './domain-errors.js';
 import { publicMessage } from './error-messages.js';
-import { PlantConflictError, PlantNotFoundError, StoreUnavailableError } from './plant-store.js';
 import type { ProcedureMeta } from './procedure-meta.js';
 
 // 1. Initialisation ----------------------------------------------------------------------
@@ -32,25 +32,21 @@ export const createCallerFactory = trpc.createCallerFactory;
 // 2. Procedures --------------------------------------------------------------------------
 
 /**
- * Turns the store's domain errors into tRPC codes, so each procedure need not. A function both
- * procedure kinds call inside their one middleware, rather than a middleware of its own: see
- * `protectedProcedure`.
+ * A failed call whose cause is a domain error fails with that error's code instead (the table of
+ * domain-errors.ts). A function both procedure kinds call inside their one middleware, rather
+ * than a middleware of its own: see `protectedProcedure`.
  */
-function withStoreErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R): R {
+function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R): R {
   if (!result.ok) {
-    const { cause } = result.error;
-    if (cause instanceof PlantConflictError) throw new TRPCError({ code: 'CONFLICT', message: cause.message, cause });
-    if (cause instanceof PlantNotFoundError) throw new TRPCError({ code: 'NOT_FOUND', message: cause.message, cause });
-    if (cause instanceof StoreUnavailableError) {
-      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: cause.message, cause });
-    }
+    const mapped = fromDomainError(result.error.cause);
+    if (mapped) throw mapped;
   }
   return result;
 }
 
 // The middlewares below are not async functions: a promise less per call; a throw is an error
 // result all the same.
-export const publicProcedure = trpc.procedure.use(({ next }) => next().then(withStoreErrors));
+export const publicProcedure = trpc.procedure.use(({ next }) => next().then(withDomainErrors));
 
 /**
  * The token check and the store-error mapping in one middleware, not `publicProcedure.use(auth)`:
@@ -59,7 +55,7 @@ export const publicProcedure = trpc.procedure.use(({ next }) => next().then(with
  * `next({ ctx })`, which would copy the context too. A verdict that is already a value (a static
  * token, a JWT verified before) is checked at once; only a promise is waited for. No token or a
  * refused one is UNAUTHORIZED, a token without the procedure's scope FORBIDDEN, keys that cannot
- * be fetched SERVICE_UNAVAILABLE; store errors map as above.
+ * be fetched SERVICE_UNAVAILABLE, through the same table as the store's errors.
  */
 export const protectedProcedure = trpc.procedure.use(({ ctx, meta, next }) => {
   const { auth } = ctx;
@@ -73,15 +69,7 @@ function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(ctx:
   try {
     admit(auth, scope);
   } catch (cause) {
-    if (!(cause instanceof AuthError)) throw cause;
-    throw new TRPCError({ code: AUTH_ERROR_CODES[cause.refusal.status], message: cause.message, cause });
+    throw fromDomainError(cause) ?? cause;
   }
-  return next().then(withStoreErrors);
+  return next().then(withDomainErrors);
 }
-
-const AUTH_ERROR_CODES = {
-  missing: 'UNAUTHORIZED',
-  invalid: 'UNAUTHORIZED',
-  forbidden: 'FORBIDDEN',
-  unavailable: 'SERVICE_UNAVAILABLE',
-} as const satisfies Record<AuthError['refusal']['status'], TRPCError['code']>;

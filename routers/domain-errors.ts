@@ -1,0 +1,31 @@
+import { TRPCError } from '@trpc/server';
+import { AuthError } from './auth.js';
+import { PlantConflictError, PlantNotFoundError, StoreUnavailableError } from './plant-store.js';
+
+type Code = TRPCError['code'];
+
+/**
+ * The one table from a domain error to its tRPC code; the HTTP status follows from the code, the
+ * same for REST and /trpc. An error not listed is unexpected (500, logged).
+ */
+const DOMAIN_ERRORS: readonly (readonly [new (...args: never[]) => Error, (error: never) => Code])[] = [
+  [PlantConflictError, () => 'CONFLICT'],
+  [PlantNotFoundError, () => 'NOT_FOUND'],
+  [StoreUnavailableError, () => 'SERVICE_UNAVAILABLE'],
+  [AuthError, (error: AuthError) => AUTH_CODES[error.refusal.status]],
+];
+
+const AUTH_CODES = {
+  missing: 'UNAUTHORIZED',
+  invalid: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  unavailable: 'SERVICE_UNAVAILABLE',
+} as const satisfies Record<AuthError['refusal']['status'], Code>;
+
+/** The TRPCError a domain error becomes, carrying it as its cause; undefined for any other error. */
+export function fromDomainError(error: unknown): TRPCError | undefined {
+  for (const [kind, codeOf] of DOMAIN_ERRORS) {
+    if (error instanceof kind) return new TRPCError({ code: codeOf(error as never), message: error.message, cause: error });
+  }
+  return undefined;
+}
