@@ -1,10 +1,10 @@
-import type { FastifyInstance, FastifyReply, onResponseHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { MongoClient } from 'mongodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AttemptResult } from '../webhooks/delivery-worker.js';
 import type { WebhookBacklog } from '../webhooks/backlog.js';
 import type { WebhookObservers } from '../webhooks/register-webhooks.js';
-import type { ApiOperation, ApiOperations } from './api-operations.js';
+import type { ApiOperation, ApiOperations, OperationOf } from './api-operations.js';
 import { listenForScrapes, type MetricsServer } from './metrics-server.js';
 import type { MetricsConfig } from './telemetry-config.js';
 
@@ -89,17 +89,22 @@ export class ServiceMetrics {
 
   /**
    * Counts and times every request the routes of `api` answer (the plant API's REST and tRPC
-   * routes, whichever adapters serve them), in an onResponse hook on each route: call it before
-   * the routes are added. Requests answered by other routes (probes, docs) are not counted.
+   * routes, whichever adapters serve them), in an onResponse hook of their context. Requests
+   * answered by other routes (probes, docs) are not counted.
    */
   countRequests(api: FastifyInstance, operations: ApiOperations): void {
-    api.addHook('onRoute', (route) => {
-      const operationOf = operations.forRoute(route);
-      const count: onResponseHookHandler = (request, reply, done) => {
-        this.record(operationOf(request), reply);
-        done();
-      };
-      route.onResponse = [...[route.onResponse ?? []].flat(), count];
+    // How each route tells its requests' operation, worked out at its first request.
+    const byRoute = new Map<string, OperationOf>();
+    api.addHook('onResponse', (request, reply, done) => {
+      const { url = '', method } = request.routeOptions;
+      const key = `${String(method)} ${url}`;
+      let operationOf = byRoute.get(key);
+      if (operationOf === undefined) {
+        operationOf = operations.forRoute({ url, method });
+        byRoute.set(key, operationOf);
+      }
+      this.record(operationOf(request), reply);
+      done();
     });
   }
 

@@ -1,6 +1,6 @@
 import { context, defaultTextMapGetter, defaultTextMapSetter, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AttemptOutcome } from '../webhooks/send-webhook.js';
 import { loggedUrl } from '../logs/logged-url.js';
 import type { ObservedAttempt } from '../webhooks/delivery-worker.js';
@@ -24,9 +24,9 @@ export class AppTracing {
   constructor(private readonly sdk: TracingSdk) {}
 
   /**
-   * Registers Fastify's instrumentation on the app: call it before any route is added. Each
-   * handler runs in its request's context, so what it calls (the store, the MongoDB driver) makes
-   * child spans of the request's.
+   * Registers Fastify's instrumentation on the app, before any other hook. Each handler runs in
+   * its request's context, so what it calls (the store, the MongoDB driver) makes child spans of
+   * the request's.
    */
   async instrument(app: FastifyInstance, operations: ApiOperations): Promise<void> {
     await app.register(this.sdk.fastify.plugin());
@@ -39,12 +39,10 @@ export class AppTracing {
     };
     app.decorate(NAME_SPAN, nameSpan);
     app.decorateRequest('traceId', undefined);
-    app.addHook('onRoute', (route) => {
-      const handler: RouteHandlerMethod = route.handler;
-      route.handler = function (request, reply) {
-        const requestContext = request.opentelemetry().context ?? context.active();
-        return context.with(requestContext, () => handler.call(this, request, reply));
-      };
+    // The last hook before the handler: Fastify calls the handler from `done`, so it runs in the request's context.
+    app.addHook('preHandler', (request, _reply, done) => {
+      const requestContext = request.opentelemetry().context ?? context.active();
+      context.with(requestContext, done);
     });
   }
 
