@@ -13,9 +13,10 @@ export { createPlantStoreClient, exactIntegerFetch, int64Transformer, trpcUrl, t
 export { buildApp, createAppCaller, type AppConfig } from './server/app.js';
 export { loadConfig, type Config } from './server/config.js';
 export { createTokenVerifier } from './server/auth/bearer-tokens.js';
-export { MongoPlantStore, PLANTS_COLLECTION, type PlantDocument } from './server/plants/mongo-plant-store.js';
+export { MongoPlantStore, PLANTS_COLLECTION, TAG_INDEX, type PlantDocument } from './server/plants/mongo-plant-store.js';
 export { DUE_INDEX } from './server/webhooks/webhook-record.js';
 export { resolveMongo, type MongoSource } from './server/dev/mongo-source.js';
-export { PlantConflictError, StoreUnavailableError, type PlantStore } from './routers/plant-store.js';
+export { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, StoreUnavailableError, type PlantStore, type Revised } from './routers/plant-store.js';
+export { entityTagOf, type EntityTagCondition } from './routers/entity-tags.js';
 export { int64Json } from './schemas/int64-json.js';
 export * from './schemas/index.js';

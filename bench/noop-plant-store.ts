@@ -1,4 +1,4 @@
-import type { Int64, NewPlant, Plant, PlantStore, StoredPlant } from '../index.js';
+import type { Int64, NewPlant, Plant, PlantPatch, PlantStore, StoredPlant } from '../index.js';
 
 /** The page a no-op list answers: as many plants as asked, made once. */
 const PAGE: StoredPlant[] = Array.from({ length: 1000 }, (_, index) => ({ id: index + 1, name: 'Monstera', tag: 'tropical' }));
@@ -18,6 +18,11 @@ export class NoopPlantStore implements PlantStore {
 
   async get(id: Int64): Promise<StoredPlant> {
     return { id, name: 'Monstera', tag: 'tropical' };
+  }
+
+  async update(id: Int64, patch: PlantPatch): Promise<StoredPlant> {
+    const tag = patch.tag === undefined ? 'tropical' : (patch.tag ?? undefined);
+    return tag === undefined ? { id, name: patch.name ?? 'Monstera' } : { id, name: patch.name ?? 'Monstera', tag };
   }
 
   async delete(): Promise<boolean> {

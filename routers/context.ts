@@ -21,6 +21,15 @@ export interface Context {
    * page. Over REST they become the `Link: <...>; rel="next"` header; in process, nothing.
    */
   nextPage?: Record<string, string>;
+  /** The request's conditional headers, as sent: `If-Match`, and `If-None-Match` on a read. */
+  conditions?: RequestConditions | undefined;
+  /** Set by a procedure that answers one plant: its entity tag, which REST answers as `ETag`. */
+  entityTag?: string;
+}
+
+export interface RequestConditions {
+  ifMatch?: string | undefined;
+  ifNoneMatch?: string | undefined;
 }
 
 export interface ContextDeps {
@@ -34,5 +43,5 @@ export interface ContextDeps {
  * procedure's middleware waits for.
  */
 export function createContextFactory({ store, verifyToken }: ContextDeps) {
-  return (authorization: string | undefined): Context => ({ store, auth: verifyToken(authorization), principal: undefined });
+  return (authorization: string | undefined, conditions?: RequestConditions): Context => ({ store, auth: verifyToken(authorization), principal: undefined, conditions });
 }

@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { AuthError } from './auth.js';
-import { PlantConflictError, PlantNotFoundError, StoreUnavailableError } from './plant-store.js';
+import { MalformedConditionError } from './entity-tags.js';
+import { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, StoreUnavailableError } from './plant-store.js';
 
 type Code = TRPCError['code'];
 
@@ -11,6 +12,8 @@ type Code = TRPCError['code'];
 const DOMAIN_ERRORS: readonly (readonly [new (...args: never[]) => Error, (error: never) => Code])[] = [
   [PlantConflictError, () => 'CONFLICT'],
   [PlantNotFoundError, () => 'NOT_FOUND'],
+  [PlantPreconditionFailedError, () => 'PRECONDITION_FAILED'],
+  [MalformedConditionError, () => 'BAD_REQUEST'],
   [StoreUnavailableError, () => 'SERVICE_UNAVAILABLE'],
   [AuthError, (error: AuthError) => AUTH_CODES[error.refusal.status]],
 ];

@@ -9,7 +9,7 @@ import type { NewPlant, Plant, StoredPlant } from './plant.js';
  */
 
 export interface ExampleRequest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path with its query string, such as `/plants?limit=2`. */
   url: string;
   /**
@@ -17,7 +17,9 @@ export interface ExampleRequest {
    * valid JWT access token granting one scope only (`plants:read` or `plants:write`).
    */
   token: 'valid' | 'none' | 'invalid' | 'readOnly' | 'writeOnly';
-  contentType?: 'application/json' | 'text/plain';
+  contentType?: 'application/json' | 'application/merge-patch+json' | 'text/plain';
+  /** Further request headers, such as `If-Match`. */
+  headers?: Record<string, string>;
   /** JSON bodies are sent serialised (int64 exactly); a text/plain body is sent as the string itself. */
   body?: unknown;
 }
@@ -154,13 +156,13 @@ export function sharedAnswers(
 }
 
 /** The 400 of an operation on one plant whose path names no int64 (`/plants/fern`). */
-export function notAPlantIdAnswer(method: 'GET' | 'DELETE') {
+export function notAPlantIdAnswer(method: 'GET' | 'DELETE' | 'PATCH') {
   return {
     description: 'The id is not an int64',
     example: {
       name: 'idNotInteger',
       summary: 'The id is not an int64',
-      request: { token: 'valid', method, url: '/plants/fern' },
+      request: { token: 'valid', method, url: '/plants/fern', ...(method === 'PATCH' && { contentType: 'application/merge-patch+json', body: { name: 'Fern' } }) },
       response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
     },
   } satisfies { description: string; example: OperationExample };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { int64Parameter } from './int64.js';
+import { MAX_TAG_LENGTH } from './plant.js';
 
 /**
  * The inputs of the operations that read and delete plants. Over REST they come from the path
@@ -27,7 +28,8 @@ const limit = z
 
 /** A strict object whose unknown keys are named as parameters of `operation`. */
 function parameters<T extends z.core.$ZodLooseShape>(operation: string, shape: T) {
-  const known = Object.keys(shape).join(' and ');
+  const names = Object.keys(shape);
+  const known = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}` : names.join('');
   return z.strictObject(shape, {
     error: (failure) => {
       if (failure.code !== 'unrecognized_keys') return 'the parameters must be an object';
@@ -37,8 +39,15 @@ function parameters<T extends z.core.$ZodLooseShape>(operation: string, shape: T
   });
 }
 
+/** One tag, matched exactly; a query that repeats it arrives as an array. */
+const tagFilter = z
+  .string({ error: (failure) => (Array.isArray(failure.input) ? 'tag may be given once: plants are listed by one tag at a time' : 'tag must be a string') })
+  .max(MAX_TAG_LENGTH, { error: `tag must be at most ${MAX_TAG_LENGTH} characters: no plant has a longer one` })
+  .meta({ description: 'Return only the plants with exactly this tag', examples: ['tropical'] });
+
 export const ListPlantsInputSchema = parameters('listing plants', {
   limit: limit.optional(),
+  tag: tagFilter.optional(),
   after: int64Parameter('after', 'Return the plants after this id (the last id of the previous page)').optional(),
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int64Field } from './int64.js';
+import { int64Field, int64Parameter } from './int64.js';
 import { refuseCoercion } from './refuse-coercion.js';
 
 /**
@@ -19,12 +19,16 @@ export const MAX_TAG_LENGTH = 100;
 
 const isWellFormed = (value: string) => value.isWellFormed();
 
-const plantName = z
-  .string({ error: (failure) => (failure.input === undefined ? 'name is required' : 'name must be a string') })
-  .min(1, { error: 'name must not be empty' })
-  .max(MAX_NAME_LENGTH, { error: `name must be at most ${MAX_NAME_LENGTH} characters` })
-  .refine(isWellFormed, { error: 'name must be valid Unicode text' })
-  .meta({ description: 'The name of the plant', examples: ['Monstera'] });
+/** A plant's name; `whenNull` words the refusal of a null (in a merge patch, null would remove the name). */
+const nameSchema = (whenNull = 'name must be a string') =>
+  z
+    .string({ error: (failure) => (failure.input === undefined ? 'name is required' : failure.input === null ? whenNull : 'name must be a string') })
+    .min(1, { error: 'name must not be empty' })
+    .max(MAX_NAME_LENGTH, { error: `name must be at most ${MAX_NAME_LENGTH} characters` })
+    .refine(isWellFormed, { error: 'name must be valid Unicode text' })
+    .meta({ description: 'The name of the plant', examples: ['Monstera'] });
+
+const plantName = nameSchema();
 
 const plantTag = z
   .string({ error: 'tag must be a string' })
@@ -60,3 +64,31 @@ export const StoredPlantSchema = z
   .meta({ id: 'StoredPlant', description: 'A plant in the store, with its identifier' });
 
 export type StoredPlant = z.infer<typeof StoredPlantSchema>;
+
+/**
+ * A change to a plant, as a JSON merge patch (RFC 7396) of its name and tag: a field left out
+ * stays as it is, `tag: null` removes the tag; the id never changes. Over /trpc and in process the
+ * call names the plant (`id`) and may carry the `If-Match` condition (`ifMatch`); over REST the
+ * path names it and the header carries the condition.
+ */
+export const UpdatePlantInputSchema = z.strictObject(
+  {
+    id: int64Parameter('id', 'Identification number of the plant'),
+    name: nameSchema('name must be a string, not null: a plant always has a name').optional(),
+    tag: plantTag.nullable().meta({ description: 'Tag that specifies the type of the plant; null removes it', examples: ['tropical'] }).optional(),
+    ifMatch: z
+      .string({ error: 'ifMatch must be a string' })
+      .meta({ description: 'The If-Match condition: `*`, or entity tags as ETag answers them, comma-separated' })
+      .optional(),
+  },
+  {
+    error: (failure) =>
+      failure.code === 'unrecognized_keys'
+        ? `unknown field${failure.keys.length > 1 ? 's' : ''} ${failure.keys.map((key) => JSON.stringify(key)).join(', ')}: a change has only name and tag`
+        : 'the body must be a JSON object',
+  },
+);
+
+export type UpdatePlantInput = z.infer<typeof UpdatePlantInputSchema>;
+/** What a change sets: a name, a tag, or `tag: null` to remove it. */
+export type PlantPatch = Pick<UpdatePlantInput, 'name' | 'tag'>;

@@ -1,6 +1,7 @@
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../schemas/body-limit.js';
 import * as ex from '../../schemas/examples.js';
 import { NewPlantSchema, PlantSchema } from '../../schemas/plant.js';
+import { entityTagOf } from '../entity-tags.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 
@@ -16,6 +17,7 @@ export const createPlant = protectedProcedure
       description:
         'Creates a new plant in the store. Safe to retry: sending the same plant again answers 200 with the stored plant.',
       scope: 'plants:write',
+      conditional: { entityTag: true },
       success: {
         status: 200,
         description: 'Plant response',
@@ -24,6 +26,7 @@ export const createPlant = protectedProcedure
           summary: 'A new plant is stored and answered',
           request: { ...ex.valid, ...request, body: ex.MONSTERA },
           response: { name: 'Monstera', tag: 'tropical' },
+          headers: { etag: entityTagOf(ex.MONSTERA, 0) },
         },
         // Swagger UI reads documents as JavaScript numbers: its example box shows this id rounded, so the words say to type it.
         moreRequests: {
@@ -82,4 +85,8 @@ export const createPlant = protectedProcedure
   )
   .input(NewPlantSchema)
   .output(PlantSchema)
-  .mutation(({ input, ctx }) => ctx.store.create(input));
+  .mutation(async ({ input, ctx }) => {
+    const { revision = 0, ...plant } = await ctx.store.create(input);
+    ctx.entityTag = entityTagOf({ id: input.id, ...plant }, revision);
+    return plant;
+  });

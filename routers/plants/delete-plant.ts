@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as ex from '../../schemas/examples.js';
 import { PlantIdInputSchema } from '../../schemas/plant-queries.js';
+import { ifMatchCondition } from '../entity-tags.js';
 import { PlantNotFoundError } from '../plant-store.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
@@ -15,8 +16,11 @@ export const deletePlant = protectedProcedure
       path: '/plants/{id}',
       operationId: 'deletePlant',
       summary: 'Delete a plant',
-      description: 'Deletes the plant with this id. A second delete of the same id answers 404; the id can then be used again.',
+      description:
+        'Deletes the plant with this id. A second delete of the same id answers 404; the id can then be used again. ' +
+        'With `If-Match`, only while the plant is as the client last read it (412 otherwise, nothing deleted).',
       scope: 'plants:write',
+      conditional: { ifMatch: true },
       success: {
         status: 204,
         description: 'Plant deleted',
@@ -38,6 +42,16 @@ export const deletePlant = protectedProcedure
             response: { error: 404, message: 'no plant with id 9007199254740993' },
           },
         },
+        412: {
+          description: 'The plant has changed since it was read: its entity tag matches none of If-Match; nothing was deleted',
+          example: {
+            name: 'changedMeanwhile',
+            summary: 'If-Match names an entity tag the plant no longer has',
+            request: { ...ex.valid, ...request, headers: { 'if-match': '"an-earlier-version"' } },
+            given: [ex.MONSTERA],
+            response: { error: 412, message: 'the plant with id 42 has changed: its entity tag matches none of If-Match; read it again and retry' },
+          },
+        },
         ...ex.sharedAnswers('plants:write', request, { given: [ex.MONSTERA] }),
       },
     }),
@@ -45,5 +59,5 @@ export const deletePlant = protectedProcedure
   .input(PlantIdInputSchema)
   .output(z.void())
   .mutation(async ({ input, ctx }) => {
-    if (!(await ctx.store.delete(input.id))) throw new PlantNotFoundError(input.id);
+    if (!(await ctx.store.delete(input.id, ifMatchCondition(undefined, ctx.conditions?.ifMatch)))) throw new PlantNotFoundError(input.id);
   });

@@ -1,6 +1,7 @@
 import * as ex from '../../schemas/examples.js';
 import { PlantIdInputSchema } from '../../schemas/plant-queries.js';
 import { StoredPlantSchema } from '../../schemas/plant.js';
+import { entityTagOf } from '../entity-tags.js';
 import { PlantNotFoundError } from '../plant-store.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
@@ -14,8 +15,22 @@ export const getPlant = protectedProcedure
       path: '/plants/{id}',
       operationId: 'getPlant',
       summary: 'Get a plant',
-      description: 'Returns the plant with this id.',
+      description:
+        'Returns the plant with this id, with its ETag. With `If-None-Match` naming that entity tag, answers 304 Not Modified and no body.',
       scope: 'plants:read',
+      conditional: {
+        entityTag: true,
+        ifNoneMatch: {
+          description: 'Not modified: If-None-Match names the entity tag the plant still has (answered only to a request with a valid token). No body',
+          example: {
+            name: 'notModified',
+            summary: 'The plant is as the client last read it',
+            request: { ...ex.valid, method: 'GET', url: '/plants/9007199254740993', headers: { 'if-none-match': entityTagOf(ex.SNOWFLAKE, 0) } },
+            given: [ex.SNOWFLAKE],
+            headers: { etag: entityTagOf(ex.SNOWFLAKE, 0) },
+          },
+        },
+      },
       success: {
         status: 200,
         description: 'Plant response',
@@ -25,6 +40,7 @@ export const getPlant = protectedProcedure
           request: { ...ex.valid, method: 'GET', url: '/plants/9007199254740993' },
           given: [ex.SNOWFLAKE],
           response: ex.SNOWFLAKE,
+          headers: { etag: entityTagOf(ex.SNOWFLAKE, 0) },
         },
       },
       errors: {
@@ -45,7 +61,9 @@ export const getPlant = protectedProcedure
   .input(PlantIdInputSchema)
   .output(StoredPlantSchema)
   .query(async ({ input, ctx }) => {
-    const plant = await ctx.store.get(input.id);
-    if (plant === undefined) throw new PlantNotFoundError(input.id);
+    const stored = await ctx.store.get(input.id);
+    if (stored === undefined) throw new PlantNotFoundError(input.id);
+    const { revision = 0, ...plant } = stored;
+    ctx.entityTag = entityTagOf(plant, revision);
     return plant;
   });

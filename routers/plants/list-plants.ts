@@ -16,7 +16,7 @@ export const listPlants = protectedProcedure
       summary: 'List plants',
       description:
         'Returns the plants in ascending id order, `limit` at a time. To page, pass the last id you got as `after`; ' +
-        'while more plants follow, the `Link` header gives the next page\'s URL (`rel="next"`).',
+        'while more plants follow, the `Link` header gives the next page\'s URL (`rel="next"`). With `tag`, only the plants with exactly that tag.',
       scope: 'plants:read',
       success: {
         status: 200,
@@ -48,7 +48,7 @@ export const listPlants = protectedProcedure
   .output(z.array(StoredPlantSchema))
   .query(async ({ input, ctx }) => {
     const limit = input.limit ?? DEFAULT_LIST_LIMIT;
-    const { plants, more } = await ctx.store.list({ limit, after: input.after });
+    const { plants, more } = await ctx.store.list({ limit, after: input.after, tag: input.tag });
     const last = plants.at(-1);
     if (more && last) ctx.nextPage = { limit: String(limit), after: String(last.id) };
     return plants;

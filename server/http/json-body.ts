@@ -14,7 +14,12 @@ import { readBodyText, type BodyStream } from './body-text.js';
  */
 export function registerJsonBodyParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
+  addJsonBodyParser(app, 'application/json');
+}
+
+/** The same JSON reader for another media type whose body is JSON, such as `application/merge-patch+json`. */
+export function addJsonBodyParser(app: FastifyInstance, mediaType: string) {
+  app.addContentTypeParser(mediaType, (request, payload: BodyStream, done) => {
     readBodyText(request, payload, (error, body = '', byteLength = 0) => {
       if (error) done(error);
       // Clients often send Content-Type on every request: an empty DELETE is no body, not an empty one.

@@ -31,6 +31,12 @@ export function registerRequestHooks(app: FastifyInstance): void {
   app.addHook('onSend', (_request, reply, payload, done) => {
     gracefulClose.closeConnection(reply);
     if (reply.statusCode === 204 && reply.hasHeader('content-type')) reply.removeHeader('content-type');
+    // A 304 has no content (RFC 9110, section 15.4.5): the answer's body, written by an adapter that sends one, is dropped.
+    if (reply.statusCode === 304) {
+      reply.removeHeader('content-type');
+      done(null, null);
+      return;
+    }
     done(null, exactIntegers(payload));
   });
 }

@@ -3,14 +3,15 @@ import { procedureEntries } from '@plant-store/fast-path';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Scope } from '../../routers/auth.js';
-import type { OperationAnswers, ProcedureMeta } from '../../routers/procedure-meta.js';
+import type { ConditionalRequests, OperationAnswers, ProcedureMeta } from '../../routers/procedure-meta.js';
 import { ErrorSchema } from '../../schemas/error.js';
-import { HTTP_LAYER_EXAMPLES, ID_PARAMETER_EXAMPLES, type OperationExample } from '../../schemas/examples.js';
+import { HTTP_LAYER_EXAMPLES, ID_PARAMETER_EXAMPLES, MONSTERA, type OperationExample } from '../../schemas/examples.js';
+import { entityTagOf } from '../../routers/entity-tags.js';
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
 import { addExamples, addHttpLayerExamples } from './examples.js';
-import { addResponseHeaders, RESPONSE_HEADERS } from './response-headers.js';
+import { addEntityTagHeader, addNotModified, addResponseHeaders, RESPONSE_HEADERS } from './response-headers.js';
 import { addNewPlantWebhook } from '../webhooks/openapi-webhook.js';
 import { operationsOf, type OpenApiOperation } from './operations.js';
 
@@ -37,6 +38,8 @@ const HTTP_LAYER_RESPONSES: Record<keyof typeof HTTP_LAYER_EXAMPLES, string> = {
  * - the headers: `X-Request-Id` on every answer, `WWW-Authenticate` on 401 and 403,
  *   `Retry-After` on 429 and 503, `Link` on a page;
  * - an example for every status of every operation, from schemas/examples.ts;
+ * - the conditional requests each operation declares: `If-Match` and `If-None-Match` as header
+ *   parameters (not as the body's `ifMatch` that /trpc takes), `ETag` on its answers, 304;
  * - the new-plant webhook, in the `webhooks` section;
  * - the exact bounds of int64 fields.
  *
@@ -71,7 +74,8 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     }
     for (const [status, description] of Object.entries(HTTP_LAYER_RESPONSES)) operation.responses[status] = { description, content: errorContent() };
     addResponseHeaders(operation);
-    if (meta?.answers) addExamples(operation, examplesOf(meta.answers), meta.answers.success.moreRequests);
+    if (meta?.conditional) declareConditionalRequests(operation, meta.conditional);
+    if (meta?.answers) addExamples(operation, examplesOf(meta.answers, meta.conditional), meta.answers.success.moreRequests);
     addHttpLayerExamples(operation, HTTP_LAYER_EXAMPLES);
   }
   document.components = {
@@ -109,9 +113,43 @@ function declarationsOf(router: AppRouter): Map<string, ProcedureMeta> {
 }
 
 /** The example of each documented status, success and failures alike. */
-function examplesOf({ success, errors }: OperationAnswers): Record<string, OperationExample> {
+function examplesOf({ success, errors }: OperationAnswers, conditional: ConditionalRequests | undefined): Record<string, OperationExample> {
   const failures = Object.entries(errors).map(([status, answer]) => [status, answer.example] as const);
-  return Object.fromEntries([[String(success.status), success.example], ...failures]);
+  const notModified = conditional?.ifNoneMatch ? [['304', conditional.ifNoneMatch.example] as const] : [];
+  return Object.fromEntries([[String(success.status), success.example], ...notModified, ...failures]);
+}
+
+/** RFC 9110's conditional requests, as the procedure declares them. */
+function declareConditionalRequests(operation: OpenApiOperation, conditional: ConditionalRequests): void {
+  const parameters = operation.parameters ?? [];
+  if (conditional.ifMatch) {
+    for (const media of Object.values(operation.requestBody?.content ?? {})) dropProperty(media?.schema, 'ifMatch');
+    parameters.push({
+      name: 'If-Match',
+      in: 'header',
+      description: 'Change only while the plant is as read: the ETag it answered (or several, comma-separated), or `*` for any. Otherwise 412, and nothing changes',
+      schema: { type: 'string' },
+      examples: { asRead: { summary: 'The ETag plant 42 has as first stored', value: entityTagOf(MONSTERA, 0) }, any: { summary: 'Any version of the plant', value: '*' } },
+    });
+  }
+  if (conditional.ifNoneMatch) {
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      description: 'Answer 304 Not Modified, with no body, while the plant still has this ETag (or one of several, comma-separated)',
+      schema: { type: 'string' },
+    });
+    addNotModified(operation, conditional.ifNoneMatch.description);
+  }
+  operation.parameters = parameters;
+  if (conditional.entityTag) addEntityTagHeader(operation);
+}
+
+function dropProperty(schema: unknown, name: string): void {
+  if (typeof schema !== 'object' || schema === null) return;
+  const object = schema as { properties?: Record<string, unknown>; required?: string[] };
+  if (object.properties) object.properties = Object.fromEntries(Object.entries(object.properties).filter(([key]) => key !== name));
+  if (object.required) object.required = object.required.filter((key) => key !== name);
 }
 
 /** A protected operation (trpc-to-openapi gave it a security requirement) names its scope, in the requirement and in words. */

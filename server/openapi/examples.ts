@@ -22,7 +22,8 @@ export function addExamples(
   examples: Record<string, OperationExample>,
   moreRequests: Record<string, RequestExample> = {},
 ): void {
-  const requestExamples: Record<string, ExampleObject> = {};
+  // By the request's media type: a merge patch's examples go with its media type.
+  const requestExamples: Record<string, Record<string, ExampleObject>> = {};
   const shownBodies = new Set<string>();
   for (const [status, example] of Object.entries(examples)) {
     const response = responseOf(operation, status, example.name);
@@ -34,16 +35,19 @@ export function addExamples(
     }
 
     const body = example.request.body === undefined ? undefined : int64Json.stringify(example.request.body);
+    const { contentType } = example.request;
     // A 400's body is invalid on purpose: its response shows it in words, and a request example must fit the schema.
-    if (status !== '400' && example.request.contentType === 'application/json' && body !== undefined && body.length <= MAX_SHOWN_BODY_CHARS && !shownBodies.has(body)) {
+    if (status !== '400' && contentType !== undefined && contentType !== 'text/plain' && body !== undefined && body.length <= MAX_SHOWN_BODY_CHARS && !shownBodies.has(body)) {
       shownBodies.add(body);
-      requestExamples[example.name] = { summary: example.summary, value: example.request.body };
+      (requestExamples[contentType] ??= {})[example.name] = { summary: example.summary, value: example.request.body };
     }
   }
-  for (const [name, { summary, description, body }] of Object.entries(moreRequests)) requestExamples[name] = { summary, description, value: body };
-  const requestMedia = operation.requestBody?.content?.['application/json'];
-  if (requestMedia) requestMedia.examples = requestExamples;
-  else if (Object.keys(requestExamples).length > 0) throw new Error('examples with JSON bodies for an operation that takes none');
+  for (const [name, { summary, description, body }] of Object.entries(moreRequests)) (requestExamples['application/json'] ??= {})[name] = { summary, description, value: body };
+  for (const [mediaType, named] of Object.entries(requestExamples)) {
+    const requestMedia = operation.requestBody?.content?.[mediaType];
+    if (!requestMedia) throw new Error(`examples with ${mediaType} bodies for an operation that takes none`);
+    requestMedia.examples = named;
+  }
 }
 
 /** The same answers of the HTTP layer on every operation. */
@@ -69,9 +73,9 @@ function setExample(response: OpenApiResponse, name: string, example: ExampleObj
   media.examples = { [name]: example };
 }
 
-/** `link` is written `Link`, as documents name headers. */
+/** `link` is written `Link`, as documents name headers; `etag` as RFC 9110 writes it. */
 function headerName(name: string): string {
-  return name.replace(/(^|-)[a-z]/g, (letter) => letter.toUpperCase());
+  return name === 'etag' ? 'ETag' : name.replace(/(^|-)[a-z]/g, (letter) => letter.toUpperCase());
 }
 
 function describeRequest({ request, given, condition }: OperationExample): string {
@@ -79,7 +83,8 @@ function describeRequest({ request, given, condition }: OperationExample): strin
   const body = text === undefined ? '' : text.length <= MAX_SHOWN_BODY_CHARS ? `, \`Content-Type: ${request.contentType ?? '-'}\` and the body \`${text}\`` : `, and a body of ${Buffer.byteLength(text)} bytes`;
   const stored = given === undefined ? '' : `, when the store holds ${given.map((plant) => `plant ${plant.id}`).join(', ')}`;
   const also = condition === undefined ? '' : `, when ${condition}`;
-  return `The answer to \`${request.method} ${request.url}\` ${describeToken(request)}${body}${stored}${also}.`;
+  const headers = Object.entries(request.headers ?? {}).map(([name, value]) => `, \`${headerName(name)}: ${value}\``).join('');
+  return `The answer to \`${request.method} ${request.url}\` ${describeToken(request)}${headers}${body}${stored}${also}.`;
 }
 
 function describeToken({ token }: ExampleRequest): string {

@@ -16,6 +16,12 @@ export const RESPONSE_HEADERS = {
     description: 'Seconds to wait before trying again',
     schema: { type: 'integer' as const, minimum: 1 },
   },
+  ETag: {
+    description:
+      "The plant's strong entity tag: it changes when, and only when, the plant changes. Send it back in `If-Match` " +
+      'to change or delete the plant only while it is as read, or in `If-None-Match` to read it only when it has changed',
+    schema: { type: 'string' as const },
+  },
   Link: {
     description: 'The next page, while more plants follow: `</plants?limit=…&after=…>; rel="next"`',
     schema: { type: 'string' as const },
@@ -33,4 +39,19 @@ export function addResponseHeaders(operation: OpenApiOperation): void {
     if (status === '429' || status === '503') headers['Retry-After'] = ref('Retry-After');
     response.headers = headers;
   }
+}
+
+/** The answers of an operation that declares entity tags: its 2xx carry `ETag`. */
+export function addEntityTagHeader(operation: OpenApiOperation): void {
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (response && status.startsWith('2') && response.content !== undefined) response.headers = { ...response.headers, ETag: ref('ETag') };
+  }
+}
+
+/** A read that answers 304 when `If-None-Match` names the plant's entity tag. */
+export function addNotModified(operation: OpenApiOperation, description: string): void {
+  operation.responses['304'] = {
+    description,
+    headers: { 'X-Request-Id': ref('X-Request-Id'), ETag: ref('ETag') },
+  };
 }

@@ -1,7 +1,21 @@
-import { Long, MongoServerError, type Abortable, type Collection, type Db, type DeleteOptions, type InsertOneOptions, type WriteConcernSettings } from 'mongodb';
-import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
+import {
+  Long,
+  MongoServerError,
+  type Abortable,
+  type Collection,
+  type CreateIndexesOptions,
+  type Db,
+  type DeleteOptions,
+  type Filter,
+  type InsertOneOptions,
+  type UpdateFilter,
+  type UpdateOptions,
+  type WriteConcernSettings,
+} from 'mongodb';
+import { entityTagOf, matchesStrongly, type EntityTagCondition } from '../../routers/entity-tags.js';
+import { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, StoreUnavailableError, type PlantStore, type Revised } from '../../routers/plant-store.js';
 import { fromBigInt, type Int64 } from '../../schemas/int64.js';
-import type { NewPlant, Plant, StoredPlant } from '../../schemas/plant.js';
+import type { NewPlant, Plant, PlantPatch, StoredPlant } from '../../schemas/plant.js';
 import type { OperationGuard } from '../db/mongo-database.js';
 import type { EventRecorder } from '../webhooks/register-webhooks.js';
 import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
@@ -13,6 +27,8 @@ export interface PlantDocument {
   name: string;
   tag?: string;
   createdAt: Date;
+  /** How many effective changes the plant has had; absent until the first (and on plants stored before it was kept). */
+  revision?: number;
   /** The new-plant event, written by the same insert (server/webhooks/webhook-record.ts); absent without WEBHOOK_URLS. */
   webhook?: WebhookRecord;
 }
@@ -21,7 +37,9 @@ export const PLANTS_COLLECTION = 'plants';
 const DUPLICATE_KEY = 11000;
 /** A create whose id was taken, then freed by a delete, before it could read the holder: try again this often. */
 const CREATE_ATTEMPTS = 3;
-const PROJECTION = { name: 1, tag: 1 } as const;
+const PROJECTION = { name: 1, tag: 1, revision: 1 } as const;
+/** Plants are listed by tag on this index: equal tags, then ascending ids, so a page is one range of it. */
+export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_id' } as const;
 
 export class MongoPlantStore implements PlantStore {
   private readonly plants: Collection<PlantDocument>;
@@ -39,7 +57,17 @@ export class MongoPlantStore implements PlantStore {
     this.plants = db.collection<PlantDocument>(PLANTS_COLLECTION, { writeConcern });
   }
 
-  async create(plant: NewPlant): Promise<Plant> {
+  /** The indexes the store's queries need beside `_id`'s; MongoDB keeps an index that already exists as it is. */
+  async createIndexes(): Promise<void> {
+    try {
+      const options: CreateIndexesOptions & Abortable = { name: TAG_INDEX.name, signal: this.guard?.signal() };
+      await this.plants.createIndex(TAG_INDEX.key, options, undefined);
+    } catch (error) {
+      throw this.storeError(error);
+    }
+  }
+
+  async create(plant: NewPlant): Promise<Revised<Plant>> {
     const createdAt = new Date();
     const document: PlantDocument = {
       _id: toLong(plant.id),
@@ -69,7 +97,7 @@ export class MongoPlantStore implements PlantStore {
         throw this.storeError(error);
       });
       if (stored) {
-        if (stored.name === plant.name && stored.tag === plant.tag) return toPlant(stored);
+        if (stored.name === plant.name && stored.tag === plant.tag) return { ...toPlant(stored), ...revisionOf(stored) };
         throw new PlantConflictError(plant.id);
       }
       // Deleted since the insert failed: the id is free again.
@@ -77,9 +105,12 @@ export class MongoPlantStore implements PlantStore {
     }
   }
 
-  async list({ limit, after }: { limit: number; after: Int64 | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }> {
-    // Keyset paging on the _id index: no skip, and one plant more than asked tells whether more follow.
-    const filter = after === undefined ? {} : { _id: { $gt: toLong(after) } };
+  async list({ limit, after, tag }: { limit: number; after: Int64 | undefined; tag?: string | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }> {
+    // Keyset paging on the _id index (or tag_id for one tag): no skip, and one plant more than asked tells whether more follow.
+    const filter: Filter<PlantDocument> = {
+      ...(tag !== undefined && { tag }),
+      ...(after !== undefined && { _id: { $gt: toLong(after) } }),
+    };
     const documents = await this.plants
       .find(filter, { promoteLongs: false, projection: PROJECTION, sort: { _id: 1 }, limit: limit + 1, signal: this.guard?.signal() })
       .toArray()
@@ -89,21 +120,64 @@ export class MongoPlantStore implements PlantStore {
     return { plants: documents.slice(0, limit).map(toStoredPlant), more: documents.length > limit };
   }
 
-  async get(id: Int64): Promise<StoredPlant | undefined> {
-    try {
-      // promoteLongs: false keeps Int64 as Long, so an id beyond 2^53 is never rounded on the way in.
-      const document = await this.plants.findOne({ _id: toLong(id) }, { promoteLongs: false, projection: PROJECTION, signal: this.guard?.signal() });
-      return document ? toStoredPlant(document) : undefined;
-    } catch (error) {
-      throw this.storeError(error);
+  async get(id: Int64): Promise<Revised<StoredPlant> | undefined> {
+    const document = await this.find(id, this.guard?.signal());
+    return document ? { ...toStoredPlant(document), ...revisionOf(document) } : undefined;
+  }
+
+  /**
+   * Read, then write only if the plant is still as read: the write's filter holds the read
+   * revision, name and tag, so a change or delete in between makes it match nothing, and the
+   * plant is read again. The conditions (If-Match, no change at all) are judged on what was read,
+   * so exactly one of several writers conditioned on the same entity tag succeeds.
+   */
+  async update(id: Int64, patch: PlantPatch, ifMatch?: EntityTagCondition): Promise<Revised<StoredPlant>> {
+    const signal = this.guard?.signal();
+    for (;;) {
+      const document = await this.find(id, signal);
+      if (!document) throw new PlantNotFoundError(id);
+      const revision = document.revision ?? 0;
+      const current = toStoredPlant(document);
+      if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(current, revision))) throw new PlantPreconditionFailedError(id);
+      const name = patch.name ?? current.name;
+      const tag = patch.tag === undefined ? current.tag : (patch.tag ?? undefined);
+      if (name === current.name && tag === current.tag) return { ...current, revision };
+      const change: UpdateFilter<PlantDocument> = {
+        $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
+        ...(tag === undefined && { $unset: { tag: '' } }),
+      };
+      const { matchedCount } = await this.plants.updateOne(asRead(document), change, { signal } as UpdateOptions & Abortable).catch((error: unknown) => {
+        throw this.storeError(error);
+      });
+      if (matchedCount === 1) return { id: current.id, name, ...(tag !== undefined && { tag }), revision: revision + 1 };
     }
   }
 
-  async delete(id: Int64): Promise<boolean> {
-    try {
-      const options: DeleteOptions & Abortable = { signal: this.guard?.signal() };
-      const { deletedCount } = await this.plants.deleteOne({ _id: toLong(id) }, options);
+  async delete(id: Int64, ifMatch?: EntityTagCondition): Promise<boolean> {
+    const signal = this.guard?.signal();
+    const options: DeleteOptions & Abortable = { signal };
+    if (ifMatch === undefined) {
+      const { deletedCount } = await this.plants.deleteOne({ _id: toLong(id) }, options).catch((error: unknown) => {
+        throw this.storeError(error);
+      });
       return deletedCount === 1;
+    }
+    // As update: judged on what was read, deleted only if still so.
+    for (;;) {
+      const document = await this.find(id, signal);
+      if (!document) return false;
+      if (!matchesStrongly(ifMatch, entityTagOf(toStoredPlant(document), document.revision ?? 0))) throw new PlantPreconditionFailedError(id);
+      const { deletedCount } = await this.plants.deleteOne(asRead(document), options).catch((error: unknown) => {
+        throw this.storeError(error);
+      });
+      if (deletedCount === 1) return true;
+    }
+  }
+
+  private async find(id: Int64, signal: AbortSignal | undefined): Promise<Pick<PlantDocument, '_id' | 'name' | 'tag' | 'revision'> | null> {
+    try {
+      // promoteLongs: false keeps Int64 as Long, so an id beyond 2^53 is never rounded on the way in.
+      return await this.plants.findOne({ _id: toLong(id) }, { promoteLongs: false, projection: PROJECTION, signal });
     } catch (error) {
       throw this.storeError(error);
     }
@@ -123,6 +197,20 @@ export class MongoPlantStore implements PlantStore {
     this.guard?.unavailable(error);
     return new StoreUnavailableError({ cause: error });
   }
+}
+
+/** A filter that matches the plant only while it is as read: same revision, name and tag (absent ones absent). */
+function asRead(document: Pick<PlantDocument, '_id' | 'name' | 'tag' | 'revision'>): Filter<PlantDocument> {
+  return {
+    _id: document._id,
+    name: document.name,
+    tag: document.tag ?? { $exists: false },
+    revision: document.revision ?? { $exists: false },
+  };
+}
+
+function revisionOf(document: Pick<PlantDocument, 'revision'>): { revision?: number } {
+  return document.revision === undefined ? {} : { revision: document.revision };
 }
 
 /** The id as BSON Int64: exact for a bigint and for a safe-integer number alike. */

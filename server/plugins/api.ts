@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { appRouter } from '../../routers/app.js';
-import { createContextFactory, type Context } from '../../routers/context.js';
+import { createContextFactory, type Context, type RequestConditions } from '../../routers/context.js';
 import { limitAuthFailures, type AuthFailureLimit } from '../http/auth-failure-limit.js';
 import { createApiFastPath } from '../routes/api-routes.js';
 import { registerRestRoutes } from '../routes/rest-routes.js';
@@ -24,6 +24,13 @@ export interface ApiOptions {
   authFailureLimit: AuthFailureLimit | undefined;
 }
 
+/** The request's conditional headers; If-None-Match only on a read, the one kind of request it can answer 304. */
+function conditionsOf({ headers, method }: FastifyRequest): RequestConditions | undefined {
+  const ifMatch = headers['if-match'];
+  const ifNoneMatch = method === 'GET' || method === 'HEAD' ? headers['if-none-match'] : undefined;
+  return ifMatch === undefined && ifNoneMatch === undefined ? undefined : { ifMatch, ifNoneMatch };
+}
+
 /**
  * The plant API: one router served as REST and over /trpc, by the fast path or the stock
  * adapters (chosen here, once). The failed-authentication limit and the request metrics guard only
@@ -34,7 +41,7 @@ export const apiPlugin = fp<ApiOptions>(
     const contextOf = createContextFactory({ store: app.plantStore, verifyToken: app.verifyToken });
     app.decorate('apiContext', contextOf);
     app.decorateRequest('apiContext', undefined);
-    const createContext = (request: FastifyRequest): Context => (request.apiContext = contextOf(request.headers.authorization));
+    const createContext = (request: FastifyRequest): Context => (request.apiContext = contextOf(request.headers.authorization, conditionsOf(request)));
     const fastPath = options.fastPath ? createApiFastPath(appRouter, createContext, app.log) : undefined;
     const api = { router: appRouter, createContext, fastPath };
     const { metrics, operations } = app.telemetry;

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { appRouter } from '../../routers/app.js';
 import { apiMethods } from '../routes/api-methods.js';
+import { conditionalRequestHeaders } from '../routes/rest-declarations.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
 import { answerHeadAsGet } from '../http/head-requests.js';
@@ -28,7 +29,7 @@ export const httpPlugin = fp<{ corsOrigins: readonly string[] }>(
     registerErrorHandling(app, (url) => routeMethods.at(url));
     registerJsonBodyParser(app);
     registerRequestHooks(app);
-    await registerCors(app, corsOrigins, apiMethods(appRouter));
+    await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
   },
   { name: 'http' },
 );

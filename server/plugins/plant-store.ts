@@ -1,6 +1,8 @@
+import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PlantStore } from '../../routers/plant-store.js';
 import { MongoPlantStore } from '../plants/mongo-plant-store.js';
+import { StoreUnavailableError } from '../../routers/plant-store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,7 +24,35 @@ export const plantStorePlugin = fp<PlantStoreOptions>(
       return;
     }
     const { w, journal } = options.writeConcern;
-    app.decorate('plantStore', new MongoPlantStore(app.mongo.db, { w, journal }, app.webhookEvents, app.mongo));
+    const store = new MongoPlantStore(app.mongo.db, { w, journal }, app.webhookEvents, app.mongo);
+    app.decorate('plantStore', store);
+    // Once MongoDB answers: until then the store works without the index, scanning.
+    const closing = { now: false };
+    app.addHook('onReady', async () => {
+      void createIndexesOnceReachable(store, app.log, () => closing.now);
+    });
+    app.addHook('onClose', async () => {
+      closing.now = true;
+    });
   },
   { name: 'plant-store' },
 );
+
+const INDEX_RETRY_MS = 1_000;
+
+/** Creates the store's indexes, trying again while MongoDB is away; an index MongoDB refuses is logged and left. */
+async function createIndexesOnceReachable(store: MongoPlantStore, log: FastifyBaseLogger, closed: () => boolean): Promise<void> {
+  while (!closed()) {
+    try {
+      await store.createIndexes();
+      return;
+    } catch (error) {
+      if (closed()) return;
+      if (!(error instanceof StoreUnavailableError)) {
+        log.error({ err: error }, 'could not create the index of plants by tag; listing by tag scans the collection');
+        return;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, INDEX_RETRY_MS).unref());
+  }
+}

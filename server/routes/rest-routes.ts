@@ -7,8 +7,10 @@ import type { Context } from '../../routers/context.js';
 import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
 import { httpError } from '../errors/http-error.js';
 import { keepEmptyQueryValues } from '../http/empty-query-values.js';
+import { addJsonBodyParser } from '../http/json-body.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
+import { declaredOperations, type DeclaredOperation } from './rest-declarations.js';
 import { responseMeta, rethrowRestError } from './rest-answers.js';
 
 /**
@@ -24,10 +26,17 @@ import { responseMeta, rethrowRestError } from './rest-answers.js';
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions, routeMethods: RouteMethods) {
   const operations = restOperations(router);
+  const declared: CheckedOperation[] = declaredOperations(router).map((entry) => ({
+    ...entry,
+    checksBody: entry.pathParameters.length > 0 || entry.meta.conditional?.ifMatch === true,
+  }));
+  // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
+  const otherMediaTypes = [...new Set(declared.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
   for (const operation of operations) routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
+    for (const mediaType of otherMediaTypes) addJsonBodyParser(rest, mediaType);
     // Callback-style hooks on the routes that need them, in either mode. The body check, on the
     // routes that take a body method (the operations' and the catch-all): none at all on GET and
     // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
@@ -35,7 +44,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     // refused for its method, whatever its body). And in every handler, before trpc-to-openapi
     // reads the query, its empty values kept: a look for `?` when there is none.
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
-      done(nonObjectBodyError(request, operations));
+      done(nonObjectBodyError(request, operations) ?? declaredBodyError(request, declared, otherMediaTypes));
     };
     const checkOperation: onRequestHookHandler = (request, _reply, done) => {
       // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
@@ -72,6 +81,9 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/** An operation, and whether a JSON body to it is checked for keys it may not hold. */
+type CheckedOperation = DeclaredOperation & { checksBody: boolean };
+
 /** The route behind the operations' own, in either mode: every other path and method goes to trpc-to-openapi's handler. */
 const CATCH_ALL = '/*';
 
@@ -96,6 +108,32 @@ function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOp
   const { body } = request;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
   return body !== undefined || isOperationRequest(request, operations) ? httpError(400, 'the request body must be a JSON object') : undefined;
+}
+
+/**
+ * What an operation declares of its body: a media type beside JSON it takes is handed on as JSON
+ * (trpc-to-openapi reads JSON only), one it does not take is a 415. A key its path gives (`id`)
+ * or its header carries (`ifMatch`, If-Match) may not come in the body as well.
+ */
+function declaredBodyError(request: FastifyRequest, declared: readonly CheckedOperation[], otherMediaTypes: readonly string[]): Error | undefined {
+  const { method } = request;
+  if (!BODY_METHODS.has(method)) return undefined;
+  // A create (JSON, no path parameter, no condition) is looked at no further.
+  if (!declared.some(({ operation }) => operation.method === method)) return undefined;
+  const contentType = request.headers['content-type'];
+  const mediaType = contentType === undefined || contentType.startsWith('application/json') ? undefined : contentType.split(';', 1)[0]?.trim().toLowerCase();
+  const other = mediaType !== undefined && otherMediaTypes.includes(mediaType);
+  const found = declared.find(({ operation, checksBody }) => operation.method === method && (other || checksBody) && operation.matchesUrl(request.url));
+  if (!found) return undefined;
+  if (other) {
+    if (!found.mediaTypes.includes(mediaType)) return httpError(415, `the body must be JSON: send it with Content-Type: ${found.mediaTypes.join(' or ')}`);
+    request.headers['content-type'] = 'application/json';
+  }
+  const body = request.body as Record<string, unknown>;
+  const fromPath = found.pathParameters.find((name) => Object.hasOwn(body, name));
+  if (fromPath !== undefined) return httpError(400, `the body must not hold ${JSON.stringify(fromPath)}: the path gives it, and it never changes`);
+  if (found.meta.conditional?.ifMatch && Object.hasOwn(body, 'ifMatch')) return httpError(400, 'unknown field "ifMatch": send the condition as the If-Match header');
+  return undefined;
 }
 
 /**

@@ -6,10 +6,11 @@ import type { OperationExample, RequestExample } from '../../schemas/examples.js
 /** The examples each REST operation declares in its procedure, by operation id, then by status. */
 export const OPERATION_EXAMPLES: Record<string, Record<number, OperationExample>> = Object.fromEntries(
   procedureEntries<ProcedureMeta>(appRouter).flatMap(({ meta }) => {
-    const { answers, openapi } = meta ?? {};
+    const { answers, openapi, conditional } = meta ?? {};
     if (answers === undefined || openapi?.operationId === undefined) return [];
     const errors = Object.entries(answers.errors).map(([status, answer]) => [status, answer.example] as const);
-    return [[openapi.operationId, Object.fromEntries([[answers.success.status, answers.success.example], ...errors])]];
+    const notModified = conditional?.ifNoneMatch ? [[304, conditional.ifNoneMatch.example] as const] : [];
+    return [[openapi.operationId, Object.fromEntries([[answers.success.status, answers.success.example], ...notModified, ...errors])]];
   }),
 );
 

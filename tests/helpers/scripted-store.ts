@@ -1,4 +1,5 @@
-import { PlantConflictError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
+import { entityTagOf, matchesStrongly } from '../../routers/entity-tags.js';
+import { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
 import type { Int64 } from '../../schemas/int64.js';
 import type { StoredPlant } from '../../schemas/plant.js';
 
@@ -9,6 +10,7 @@ export function scriptedStore(methods: Partial<PlantStore>): PlantStore {
     create: unscripted('create'),
     list: unscripted('list'),
     get: unscripted('get'),
+    update: unscripted('update'),
     delete: unscripted('delete'),
     ping: () => Promise.resolve(),
     ...methods,
@@ -57,9 +59,9 @@ const scripted = (id: Int64) => SCRIPTED_PLANTS.find((plant) => BigInt(plant.id)
  */
 export const storeByRequest: PlantStore = scriptedStore({
   create: (plant) => storeByPlantName.create(plant),
-  list: async ({ limit, after }) => {
+  list: async ({ limit, after, tag }) => {
     if (after !== undefined) scriptedFailure(after);
-    const following = SCRIPTED_PLANTS.filter((plant) => after === undefined || BigInt(plant.id) > BigInt(after));
+    const following = SCRIPTED_PLANTS.filter((plant) => (after === undefined || BigInt(plant.id) > BigInt(after)) && (tag === undefined || plant.tag === tag));
     return { plants: following.slice(0, limit).map((plant) => ({ ...plant })), more: following.length > limit };
   },
   get: async (id) => {
@@ -68,8 +70,19 @@ export const storeByRequest: PlantStore = scriptedStore({
     const plant = scripted(id);
     return plant && { ...plant };
   },
-  delete: async (id) => {
+  update: async (id, patch, ifMatch) => {
     scriptedFailure(id);
-    return scripted(id) !== undefined;
+    const plant = scripted(id);
+    if (plant === undefined) throw new PlantNotFoundError(id);
+    if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(plant, 0))) throw new PlantPreconditionFailedError(id);
+    const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
+    const changed = { id: plant.id, name: patch.name ?? plant.name, ...(tag !== undefined && { tag }) };
+    return changed.name === plant.name && tag === plant.tag ? { ...plant } : { ...changed, revision: 1 };
+  },
+  delete: async (id, ifMatch) => {
+    scriptedFailure(id);
+    const plant = scripted(id);
+    if (plant && ifMatch && !matchesStrongly(ifMatch, entityTagOf(plant, 0))) throw new PlantPreconditionFailedError(id);
+    return plant !== undefined;
   },
 });

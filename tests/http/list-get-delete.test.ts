@@ -96,7 +96,7 @@ describe('GET /plants', () => {
     ['after=abc', 'after must be an integer from -9223372036854775808 to 9223372036854775807'],
     ['after=9223372036854775808', 'after must be an integer from -9223372036854775808 to 9223372036854775807'],
     ['after=1.5', 'after must be an integer from -9223372036854775808 to 9223372036854775807'],
-    ['limt=10', 'unknown parameter "limt": listing plants takes only limit and after'],
+    ['limt=10', 'unknown parameter "limt": listing plants takes only limit, tag and after'],
   ])('refuses %s with 400 naming the parameter', async (query, message) => {
     expectError(await get(`/plants?${query}`), 400, message);
   });

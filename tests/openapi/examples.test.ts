@@ -29,12 +29,12 @@ afterAll(async () => {
 /** The configuration of every app here: static tokens, and JWTs from the provider. */
 const exampleConfig = (env: Record<string, string> = {}) => testConfig({ ...provider.env(), ...env });
 
-function send(app: FastifyInstance, { method, url, token, contentType, body }: ExampleRequest) {
+function send(app: FastifyInstance, { method, url, token, contentType, headers, body }: ExampleRequest) {
   const authorization = AUTHORIZATION[token];
   return app.inject({
     method,
     url,
-    headers: { ...(contentType !== undefined && { 'content-type': contentType }), ...(authorization !== undefined && { authorization }) },
+    headers: { ...headers, ...(contentType !== undefined && { 'content-type': contentType }), ...(authorization !== undefined && { authorization }) },
     ...(body !== undefined && { payload: typeof body === 'string' ? body : int64Json.stringify(body) }),
   });
 }
@@ -50,6 +50,7 @@ const failingStore = scriptedStore({
   create: () => Promise.reject(new Error('simulated failure inside the store')),
   list: () => Promise.reject(new Error('simulated failure inside the store')),
   get: () => Promise.reject(new Error('simulated failure inside the store')),
+  update: () => Promise.reject(new Error('simulated failure inside the store')),
   delete: () => Promise.reject(new Error('simulated failure inside the store')),
 });
 
@@ -169,7 +170,7 @@ describe('requests offered to try out on POST /plants', () => {
 });
 
 describe('the {id} path parameter', () => {
-  const idOperations = ['getPlant', 'deletePlant'] as const;
+  const idOperations = ['getPlant', 'updatePlant', 'deletePlant'] as const;
 
   it.each(idOperations)('of %s offers 42 and an id beyond 2^53, written exactly', (operationId) => {
     const parameter = operations.get(operationId)?.parameters?.find((candidate) => candidate.in === 'path' && candidate.name === 'id');
@@ -197,7 +198,7 @@ describe('the {id} path parameter', () => {
 
 describe('answers of the HTTP layer, the same on every operation', () => {
   const documented = (status: keyof typeof HTTP_LAYER_EXAMPLES) => {
-    expect([...operations.keys()].sort()).toEqual(['createPlant', 'deletePlant', 'getPlant', 'listPlants']);
+    expect([...operations.keys()].sort()).toEqual(['createPlant', 'deletePlant', 'getPlant', 'listPlants', 'updatePlant']);
     for (const operation of operations.values()) expect(documentedExample(operation, String(status))).toEqual(HTTP_LAYER_EXAMPLES[status].response);
     return HTTP_LAYER_EXAMPLES[status].response;
   };

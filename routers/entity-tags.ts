@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import type { StoredPlant } from '../schemas/plant.js';
+
+/**
+ * A plant's strong entity tag: a digest of its id, name, tag and revision (the count of its
+ * effective changes). The same plant answers the same tag wherever it is read; any change of
+ * the plant, even one back to an earlier name, changes it.
+ */
+export function entityTagOf(plant: StoredPlant, revision: number): string {
+  const digest = createHash('sha256').update(JSON.stringify([String(plant.id), revision, plant.name, plant.tag ?? null])).digest('base64url');
+  return `"${digest.slice(0, 22)}"`;
+}
+
+/** An If-Match or If-None-Match value read: any entity (`*`), or a list of tags. */
+export type EntityTagCondition = { any: true } | { any: false; tags: { tag: string; weak: boolean }[] };
+
+const LIST_MEMBER = /^\s*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)/;
+
+/** Reads a header value of RFC 9110's `"*" / #entity-tag`; undefined for one that is neither. */
+export function parseEntityTagCondition(value: string): EntityTagCondition | undefined {
+  if (value.trim() === '*') return { any: true };
+  const tags: { tag: string; weak: boolean }[] = [];
+  let rest = value;
+  while (rest.trim() !== '') {
+    const member = LIST_MEMBER.exec(rest);
+    if (!member?.[2]) return undefined;
+    tags.push({ tag: member[2], weak: member[1] !== undefined });
+    rest = rest.slice(member[0].length);
+  }
+  return tags.length === 0 ? undefined : { any: false, tags };
+}
+
+/** If-Match compares strongly: a weak tag never matches. */
+export function matchesStrongly(condition: EntityTagCondition, entityTag: string): boolean {
+  return condition.any || condition.tags.some(({ tag, weak }) => !weak && tag === entityTag);
+}
+
+/** If-None-Match compares weakly: `W/` is ignored. */
+export function matchesWeakly(condition: EntityTagCondition, entityTag: string): boolean {
+  return condition.any || condition.tags.some(({ tag }) => tag === entityTag);
+}
+
+/**
+ * The If-Match condition of a call: its input's (over /trpc and in process), else its request's
+ * header. A value that is neither `*` nor a list of entity tags is refused, not ignored: a
+ * client that meant a condition must not get an unconditional write.
+ */
+export function ifMatchCondition(fromInput: string | undefined, fromHeader: string | undefined): EntityTagCondition | undefined {
+  const value = fromInput ?? fromHeader;
+  if (value === undefined) return undefined;
+  const condition = parseEntityTagCondition(value);
+  if (condition === undefined) throw new MalformedConditionError('If-Match');
+  return condition;
+}
+
+export class MalformedConditionError extends Error {
+  override name = 'MalformedConditionError';
+  constructor(readonly header: string) {
+    super(`${header} must be * or a comma-separated list of entity tags, each in double quotes, as ETag gives them`);
+  }
+}

@@ -1,0 +1,88 @@
+import * as ex from '../../schemas/examples.js';
+import { StoredPlantSchema, UpdatePlantInputSchema } from '../../schemas/plant.js';
+import { entityTagOf, ifMatchCondition } from '../entity-tags.js';
+import { restOperation } from '../procedure-meta.js';
+import { protectedProcedure } from '../trpc.js';
+
+const MERGE_PATCH = 'application/merge-patch+json';
+const request = { method: 'PATCH', url: '/plants/42', contentType: MERGE_PATCH } as const;
+/** The entity tag MONSTERA has as first stored, so the examples can show a condition that holds. */
+const MONSTERA_ETAG = entityTagOf(ex.MONSTERA, 0);
+const RENAMED = { ...ex.MONSTERA, name: 'Swiss cheese plant' };
+
+export const updatePlant = protectedProcedure
+  .meta(
+    restOperation({
+      method: 'PATCH',
+      path: '/plants/{id}',
+      operationId: 'updatePlant',
+      summary: 'Change a plant',
+      description:
+        'Changes the name or tag of the plant with this id with a JSON merge patch (RFC 7396): a field left out stays, ' +
+        '`"tag": null` removes the tag, `{}` changes nothing; the id never changes. Answers the plant as stored now, with its ETag. ' +
+        'With `If-Match`, the change is made only while the plant is as the client last read it (412 otherwise, nothing changed).',
+      scope: 'plants:write',
+      contentTypes: [MERGE_PATCH, 'application/json'],
+      conditional: { entityTag: true, ifMatch: true },
+      success: {
+        status: 200,
+        description: 'The plant as stored after the change',
+        example: {
+          name: 'renamed',
+          summary: 'The name is changed, while the plant is as last read',
+          request: { ...ex.valid, ...request, headers: { 'if-match': MONSTERA_ETAG }, body: { name: RENAMED.name } },
+          given: [ex.MONSTERA],
+          response: RENAMED,
+          headers: { etag: entityTagOf(RENAMED, 1) },
+        },
+      },
+      errors: {
+        400: {
+          description: 'Invalid change, an id in the body, unknown fields, or malformed JSON',
+          example: {
+            name: 'nameNull',
+            summary: 'A plant always has a name: null cannot remove it',
+            request: { ...ex.valid, ...request, body: { name: null } },
+            response: { error: 400, message: 'name must be a string, not null: a plant always has a name' },
+          },
+        },
+        404: {
+          description: 'No plant has this id',
+          example: {
+            name: 'noSuchPlant',
+            summary: 'No plant has this id, whatever If-Match says',
+            request: { ...ex.valid, ...request, url: '/plants/9007199254740993', headers: { 'if-match': '*' }, body: { tag: null } },
+            response: { error: 404, message: 'no plant with id 9007199254740993' },
+          },
+        },
+        412: {
+          description: 'The plant has changed since it was read: its entity tag matches none of If-Match; nothing was changed',
+          example: {
+            name: 'changedMeanwhile',
+            summary: 'If-Match names an entity tag the plant no longer has',
+            request: { ...ex.valid, ...request, headers: { 'if-match': '"an-earlier-version"' }, body: { tag: null } },
+            given: [ex.MONSTERA],
+            response: { error: 412, message: 'the plant with id 42 has changed: its entity tag matches none of If-Match; read it again and retry' },
+          },
+        },
+        415: {
+          description: 'The body is neither a JSON merge patch nor JSON',
+          example: {
+            name: 'notJson',
+            summary: 'The body is sent as text',
+            request: { ...ex.valid, ...request, contentType: 'text/plain', body: 'name=Monstera' },
+            response: { error: 415, message: 'the body must be JSON: send it with Content-Type: application/json' },
+          },
+        },
+        ...ex.sharedAnswers('plants:write', { ...request, body: { tag: null } }, { given: [ex.MONSTERA] }),
+      },
+    }),
+  )
+  .input(UpdatePlantInputSchema)
+  .output(StoredPlantSchema)
+  .mutation(async ({ input, ctx }) => {
+    const { id, ifMatch, ...patch } = input;
+    const { revision = 0, ...plant } = await ctx.store.update(id, patch, ifMatchCondition(ifMatch, ctx.conditions?.ifMatch));
+    ctx.entityTag = entityTagOf(plant, revision);
+    return plant;
+  });
