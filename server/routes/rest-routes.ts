@@ -1,12 +1,11 @@
 import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
 import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
 import { httpError } from '../errors/http-error.js';
-import { keepEmptyQueryValues } from '../http/empty-query-values.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { responseMeta, rethrowRestError } from './rest-answers.js';
@@ -32,8 +31,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     // routes that take a body method (the operations' and the catch-all): none at all on GET and
     // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
     // 405 of a request no operation serves, answered before its body is read (a PUT /plants is
-    // refused for its method, whatever its body). And in every handler, before trpc-to-openapi
-    // reads the query, its empty values kept: a look for `?` when there is none.
+    // refused for its method, whatever its body).
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations));
     };
@@ -41,18 +39,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
-    rest.addHook('onRoute', (route) => {
-      const methods = [route.method].flat();
-      if (methods.some((method) => BODY_METHODS.has(method))) route.preHandler = [...[route.preHandler ?? []].flat(), checkBody];
-      if (route.url === CATCH_ALL) route.onRequest = [...[route.onRequest ?? []].flat(), checkOperation];
-      const handler: RouteHandlerMethod = route.handler;
-      route.handler = function (request, reply) {
-        if (request.url.includes('?')) keepEmptyQueryValues(request.query);
-        return handler.call(this, request, reply);
-      };
-    });
     if (fastPath) {
-      fastPath.registerRestRoutes(rest);
+      fastPath.registerRestRoutes(rest, { bodyPreHandler: checkBody, catchAllOnRequest: checkOperation });
     } else {
       // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
       // the parsed body to the caller, which revives it: bigints go to it as markers.
@@ -60,6 +48,9 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
         request.body = int64Json.mark(request.body);
         done(markerPrefixInQuery(request));
       });
+      // The plugin's one route is the catch-all: its hooks are this context's.
+      rest.addHook('preHandler', checkBody);
+      rest.addHook('onRequest', checkOperation);
       await rest.register(fastifyTRPCOpenApiPlugin, {
         router: withInt64Markers(router),
         createContext: ({ req }: { req: FastifyRequest }) => createContext(req),
@@ -71,9 +62,6 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
-/** The route behind the operations' own, in either mode: every other path and method goes to trpc-to-openapi's handler. */
-const CATCH_ALL = '/*';
 
 /** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
 function isOperationRequest(request: FastifyRequest, operations: readonly RestOperation[]): boolean {
