@@ -36,7 +36,9 @@ async function openStore(options: Options): Promise<Store> {
     log('I', 'STORAGE', 22430, 'Data loaded from the dbpath', { dbPath: options.dbpath, ...opened.recovery });
     return store;
   } catch (error) {
-    log('E', 'STORAGE', error instanceof DbPathInUse ? 20557 : 28595, error instanceof Error ? error.message : String(error), { dbPath: options.dbpath });
+    const message = error instanceof Error ? error.message : String(error);
+    // As mongod says it, which mongodb-memory-server recognises and passes on.
+    log('E', 'CONTROL', 20557, 'DBException in initAndListen, terminating', { error: error instanceof DbPathInUse ? `DBPathInUse: ${message}` : message, dbPath: options.dbpath });
     // mongod's exit code for a dbpath it cannot use.
     process.exit(100);
   }

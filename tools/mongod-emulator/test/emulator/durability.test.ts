@@ -105,7 +105,7 @@ describe('the emulator keeps its --dbpath', () => {
     const holder = await start(dbpath);
     const second = spawnSync(EMULATOR_BIN, ['--port', '0', '--dbpath', dbpath], { encoding: 'utf8', timeout: 30_000 });
     expect(second.status).toBe(100);
-    expect(second.stdout).toContain(`Unable to lock the lock file: ${join(dbpath, 'mongod.lock')} (held by process ${String(holder.emulator.child.pid)})`);
+    expect(second.stdout).toContain(`DBPathInUse: Unable to lock the lock file: ${join(dbpath, 'mongod.lock')} (held by process ${String(holder.emulator.child.pid)})`);
     // The holder goes on serving.
     expect(await plantsOf(holder.client).find().toArray()).toStrictEqual([]);
   }, 30_000);
