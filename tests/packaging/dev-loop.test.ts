@@ -46,7 +46,7 @@ async function stop(dev: Command): Promise<void> {
 }
 
 describe('npm run dev', () => {
-  it('keeps the token and the embedded data across a restart of the service, and prints readable log lines', async () => {
+  it('keeps the token and the embedded data across a restart of the service and of npm run dev itself, and prints readable log lines', async () => {
     const devDir = await newDevDir();
     const dev = npmRunDev(devDir);
     const first = await nextStart(dev, 0);
@@ -70,7 +70,15 @@ describe('npm run dev', () => {
 
     await stop(dev);
     seen.clear();
-  }, 90_000);
+
+    // npm run dev itself stopped and started again: the same token, and the plant is still there.
+    const restarted = npmRunDev(devDir);
+    const third = await nextStart(restarted, 0);
+    expect(third.token).toBe(first.token);
+    expect((await createPlant(third.address, third.token, { id: 1, name: 'Fern' })).status).toBe(409);
+    await stop(restarted);
+    seen.clear();
+  }, 120_000);
 
   it('uses the token kept in its dev folder when started again', async () => {
     const devDir = await newDevDir();
