@@ -31,7 +31,7 @@ async function openStore(options: Options): Promise<Store> {
   const store = new Store();
   if (options.dbpath === undefined || IN_MEMORY_ENGINES.has(options.storageEngine ?? '')) return store;
   try {
-    const opened = await DurableStore.open(store, options.dbpath, LOCK_WAIT_MS);
+    const opened = await DurableStore.open(store, options.dbpath, { lockWaitMs: LOCK_WAIT_MS });
     durable = opened.durable;
     log('I', 'STORAGE', 22430, 'Data loaded from the dbpath', { dbPath: options.dbpath, ...opened.recovery });
     return store;

@@ -2,7 +2,7 @@
 // and the journal is written and fsync'd before a write is answered (Journal.flush, called by each
 // connection before it replies). On start the last checkpoint is loaded and the journal replayed; a
 // checkpoint (the whole data, written aside and renamed into place) then starts a new, empty journal,
-// at start, at a clean shutdown, and whenever the journal outgrows JOURNAL_CHECKPOINT_BYTES.
+// at start, at a clean shutdown, and whenever the journal outgrows its limit (64 MB).
 import { closeSync, existsSync, fdatasyncSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Int32 } from 'bson';
@@ -13,7 +13,8 @@ import { decodeRecords, encodeRecord } from './records.js';
 
 const CHECKPOINT_FILE = 'emulator-checkpoint.bson';
 const JOURNAL_FILE = /^emulator-journal\.(\d+)\.bson$/;
-const JOURNAL_CHECKPOINT_BYTES = 64 * 1024 * 1024;
+/** The journal's size past which a flush checkpoints: replay at the next start stays short. */
+export const JOURNAL_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
 const journalName = (generation: number) => `emulator-journal.${generation}.bson`;
 
@@ -72,6 +73,21 @@ export interface Recovery {
   tornBytes: number;
 }
 
+export interface OpenOptions {
+  /** How long to wait for a live holder of the dbpath's lock to stop. */
+  lockWaitMs: number;
+  checkpointBytes?: number;
+}
+
+/** The number of the journal now in use: it goes up by one at each checkpoint. */
+export function journalGeneration(dbpath: string): number | undefined {
+  const numbers = readdirSync(dbpath).flatMap((name) => {
+    const match = JOURNAL_FILE.exec(name);
+    return match ? [Number(match[1])] : [];
+  });
+  return numbers.length === 1 ? numbers[0] : undefined;
+}
+
 export class DurableStore {
   private pending: Buffer[] = [];
   private journalBytes = 0;
@@ -82,6 +98,7 @@ export class DurableStore {
     private generation: number,
     private journal: number,
     private readonly unlock: () => void,
+    private readonly checkpointBytes: number,
   ) {
     store.onChange = (change) => {
       this.pending.push(encodeRecord(change));
@@ -89,7 +106,7 @@ export class DurableStore {
   }
 
   /** Locks the dbpath, loads what it holds into `store`, and journals the store's changes from then on. */
-  static async open(store: Store, dbpath: string, lockWaitMs: number): Promise<{ durable: DurableStore; recovery: Recovery }> {
+  static async open(store: Store, dbpath: string, { lockWaitMs, checkpointBytes = JOURNAL_CHECKPOINT_BYTES }: OpenOptions): Promise<{ durable: DurableStore; recovery: Recovery }> {
     if (!existsSync(dbpath)) throw new Error(`NonExistentPath: Data directory ${dbpath} not found. Create the missing directory or specify another path using --dbpath`);
     const unlock = await lockDbPath(dbpath, lockWaitMs);
     try {
@@ -122,7 +139,7 @@ export class DurableStore {
         if (match && Number(match[1]) !== generation) unlinkSync(join(dbpath, name));
       }
       const journal = openSync(journalPath, 'a');
-      const durable = new DurableStore(store, dbpath, generation, journal, unlock);
+      const durable = new DurableStore(store, dbpath, generation, journal, unlock, checkpointBytes);
       if (recovery.replayed > 0 || recovery.tornBytes > 0) durable.checkpoint();
       return { durable, recovery };
     } catch (error) {
@@ -139,7 +156,7 @@ export class DurableStore {
     writeSync(this.journal, records);
     fdatasyncSync(this.journal);
     this.journalBytes += records.length;
-    if (this.journalBytes >= JOURNAL_CHECKPOINT_BYTES) this.checkpoint();
+    if (this.journalBytes >= this.checkpointBytes) this.checkpoint();
   }
 
   /** Writes the whole data as a new checkpoint followed by a new, empty journal, then drops the old journal. */
