@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
@@ -68,6 +69,8 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
   // Prometheus metrics and OpenTelemetry traces: server/observability/.
   ...telemetryEnv,
+  // Development only: where the embedded MongoDB keeps its data and the development token is kept.
+  PLANT_STORE_DEV_DIR: z.string().default('.dev'),
 });
 
 /** Every environment variable the configuration reads (docs/configuration.md lists each). */
@@ -100,6 +103,8 @@ export interface Config extends AuthConfig {
   /** Off when undefined: nothing of them is loaded (server/observability/). */
   metrics: MetricsConfig | undefined;
   tracing: TracingConfig | undefined;
+  /** The development data folder, absolute (server/dev/dev-folder.ts): used only without MONGODB_URI or tokens. */
+  devDir: string;
 }
 
 /**
@@ -155,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooks,
     metrics: metricsConfig(e, e.HOST),
     tracing: tracingConfig(e),
+    devDir: resolve(e.PLANT_STORE_DEV_DIR),
   };
 }
 

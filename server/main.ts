@@ -1,13 +1,13 @@
 /**
  * Entry point: reads the configuration, starts tracing when it is configured, starts the MongoDB
- * it names (or the embedded one), builds the app, listens, and shuts down gracefully on SIGINT or
- * SIGTERM.
+ * it names (or the embedded one, on the development data folder), builds the app, listens, and
+ * shuts down gracefully on SIGINT or SIGTERM.
  */
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { acceptsAnyone } from './auth/auth-config.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { resolveMongo, type MongoSource } from './db/mongo-source.js';
+import { resolveMongo } from './db/mongo-source.js';
+import { devFolder, forgetMongoUri, keptDevToken, recordMongoUri } from './dev/dev-folder.js';
 import { devTokenBanner } from './dev/token-banner.js';
 import { startTracing } from './observability/telemetry.js';
 
@@ -15,7 +15,8 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 interface Running {
   app: FastifyInstance;
-  mongo: MongoSource;
+  /** Stops a MongoDB this process started, and forgets its recorded address. */
+  stopMongo: () => Promise<void>;
   /** Sends the spans still buffered, when the service traces. */
   stopTracing: () => Promise<void>;
 }
@@ -28,17 +29,29 @@ async function start(config: Config): Promise<Running> {
     await tracing?.shutdown();
   };
   const { buildApp } = await import('./app.js');
+  // Without MONGODB_URI (never in production), the embedded MongoDB keeps its data in the development folder.
+  const folder = devFolder(config.devDir);
   const mongo = await resolveMongo({
     uri: config.mongodb.uri,
     warn: (message) => {
       console.warn(message);
     },
+    dbPath: folder.mongodData,
   });
-  // Nothing configured to accept anyone: development accepts a token of its own (production refuses to start).
-  const devToken = acceptsAnyone(config) ? undefined : randomBytes(24).toString('base64url');
+  const stopMongo = async () => {
+    await mongo.stop();
+    if (mongo.kind !== 'uri') await forgetMongoUri(folder, mongo.uri);
+  };
   let app: FastifyInstance | undefined;
   let address: string;
+  let devToken: string | undefined;
   try {
+    if (mongo.kind !== 'uri') {
+      await recordMongoUri(folder, mongo.uri);
+      console.log(`MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop the service and remove ${folder.path}`);
+    }
+    // Nothing configured to accept anyone: development accepts a token of its own, kept across restarts (production refuses to start).
+    devToken = acceptsAnyone(config) ? undefined : await keptDevToken(folder);
     app = await buildApp({
       ...config,
       apiTokens: devToken ? [{ name: 'development', token: devToken }] : config.apiTokens,
@@ -47,13 +60,13 @@ async function start(config: Config): Promise<Running> {
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await app?.close();
-    await mongo.stop();
+    await stopMongo();
     await stopTracing();
     throw error;
   }
   app.log.info({ mongodb: mongo.description }, `plant store listening on ${address}`);
-  if (devToken) console.log(devTokenBanner(address, devToken));
-  return { app, mongo, stopTracing };
+  if (devToken) console.log(devTokenBanner(address, devToken, folder.tokenFile));
+  return { app, stopMongo, stopTracing };
 }
 
 function main(): void {
@@ -73,7 +86,7 @@ function main(): void {
     if (!service) return;
     service.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await service.app.close();
-    await service.mongo.stop();
+    await service.stopMongo();
     await service.stopTracing();
     process.exit(0);
   };

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../server/config.js';
 
@@ -16,6 +17,8 @@ describe('loadConfig', () => {
       mongodb: { uri: undefined, dbName: 'plantstore', timeoutMs: 3000, writeConcern: { w: 'majority', journal: true } },
       http: { trustProxy: false },
     });
+    expect(config.devDir).toBe(join(process.cwd(), '.dev'));
+    expect(loadConfig({ PLANT_STORE_DEV_DIR: '/tmp/plant-store-data' }).devDir).toBe('/tmp/plant-store-data');
   });
 
   it('reads every variable', () => {
