@@ -83,10 +83,11 @@ describe('the Kubernetes example', () => {
     const config = loadConfig({ NODE_ENV: 'production', HOST: '0.0.0.0', PORT: '3000', ...env });
     expect(container.ports?.find((port) => port.name === 'http')?.containerPort).toBe(config.port);
     expect([container.readinessProbe?.httpGet?.path, container.livenessProbe?.httpGet?.path]).toStrictEqual(['/readyz', '/healthz']);
+    // Set, not left to Kubernetes' defaults (its schemas accept unknown fields, so a misspelt one reads as unset).
     expect(config.shutdownDelayMs).toBeGreaterThan(0);
-    expect((pod?.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(config.shutdownDelayMs + DRAIN_MS);
+    expect((pod?.terminationGracePeriodSeconds ?? 0) * 1000).toBeGreaterThan(config.shutdownDelayMs + DRAIN_MS);
     // A readiness probe's timeout longer than /readyz may take: MONGODB_TIMEOUT_MS, and its tenth.
-    expect((container.readinessProbe?.timeoutSeconds ?? 1) * 1000).toBeGreaterThan(config.mongodb.timeoutMs * 1.1);
+    expect((container.readinessProbe?.timeoutSeconds ?? 0) * 1000).toBeGreaterThan(config.mongodb.timeoutMs * 1.1);
     expect(pod?.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
     expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
   });
