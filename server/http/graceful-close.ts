@@ -2,10 +2,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-/**
- * How long, once closing, the listener stays open and open connections may still bring a request
- * before the connections that stayed idle are closed.
- */
+/** How long, once closing, the connections still open may bring one more request before those idle all along are closed. */
 const DRAIN_WINDOW_MS = 1_000;
 
 /**
