@@ -62,7 +62,7 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
     clientErrorHandler: answerClientError,
     // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
-    // graceful-close.ts answers 503 while closing, in the app's error shapes.
+    // While closing, requests already on open connections are answered as usual (graceful-close.ts).
     return503OnClosing: false,
   });
 

@@ -1,8 +1,10 @@
 /**
  * Entry point: reads the configuration, starts tracing when it is configured, starts the MongoDB
  * it names (or the embedded one, on the development data folder), builds the app, listens, and
- * shuts down gracefully on SIGINT or SIGTERM.
+ * shuts down gracefully on SIGINT or SIGTERM: not ready at once, serving on for SHUTDOWN_DELAY_MS, then
+ * finishing what it has read.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { acceptsAnyone } from './auth/auth-config.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -80,11 +82,18 @@ function main(): void {
     setTimeout(() => {
       console.error('plant store: shutdown took too long, exiting');
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+    }, config.shutdownDelayMs + SHUTDOWN_GRACE_MS).unref();
     // A signal during start-up waits for it, so that a MongoDB it started is stopped too.
     const service = await running.catch(() => undefined);
     if (!service) return;
+    // /readyz fails from now on; everything else serves on while load balancers take the instance out.
+    service.app.shutdown.announce();
+    if (config.shutdownDelayMs > 0) {
+      service.app.log.info({ signal, shutdownDelayMs: config.shutdownDelayMs }, 'shutting down: not ready, still serving until the delay ends');
+      await sleep(config.shutdownDelayMs);
+    }
     service.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await service.app.shutdown.acceptWaitingConnections();
     await service.app.close();
     await service.stopMongo();
     await service.stopTracing();
