@@ -30,7 +30,7 @@ export function fastifyOptions(
     // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
     routerOptions: { querystringParser: parseQueryKeepingEmptyValues },
-    // The app answers 503 itself while closing, in its error shapes.
+    // While closing, requests already on open connections are answered as usual.
     return503OnClosing: false,
   };
 }
