@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { exactIntegers } from './exact-integers.js';
+import { exactIntegers } from './int64-edge.js';
 import { watchClosing } from './graceful-close.js';
 import { isBehindEarlierRequests, waitForEarlierRequests } from './pipelining.js';
 import { requestRefusal } from './request-refusals.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerH
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
-import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
+import { forgedMarkerInQuery, markBody, reviveMarked, writableJson } from '../http/int64-edge.js';
 import { httpError } from '../errors/http-error.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
@@ -15,7 +15,7 @@ import { responseMeta, rethrowRestError } from './rest-answers.js';
  * its node-http handler behind the fast path (@plant-store/fast-path), or its own Fastify plugin
  * (FAST_PATH=off). Failures go to the app's error handler (rest-answers.ts). trpc-to-openapi
  * writes outputs with JSON.stringify, so their int64 values go to it made writable
- * (schemas/int64-json.ts): raw JSON numbers, or on Node 20 markers that the app writes back as
+ * at the HTTP edge: raw JSON numbers, or on Node 20 markers that the app writes back as
  * exact JSON numbers as it sends the answer.
  *
  * The paths and methods of the operations go to `routeMethods`: the catch-all that serves them
@@ -45,8 +45,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
       // the parsed body to the caller, which revives it: bigints go to it as markers.
       rest.addHook('preHandler', (request, _reply, done) => {
-        request.body = int64Json.mark(request.body);
-        done(markerPrefixInQuery(request));
+        request.body = markBody(request.body);
+        done(forgedMarkerInQuery(request));
       });
       // The plugin's one route is the catch-all: its hooks are this context's.
       rest.addHook('preHandler', checkBody);
@@ -87,19 +87,6 @@ function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOp
 }
 
 /**
- * With the stock plugin the caller revives the whole input (withInt64Markers), query parameters
- * included: one that holds the int64 marker prefix is refused, so no client text is ever read as
- * a number. Such a parameter needs a NUL, which a URL can only carry as `%00`: other requests
- * pay one substring test. (Path parameters reach the procedure still percent-encoded.)
- */
-function markerPrefixInQuery(request: FastifyRequest): Error | undefined {
-  if (!request.url.includes('%00')) return undefined;
-  const values = Object.values(request.query as Record<string, unknown>).flat();
-  const forged = values.some((value) => typeof value === 'string' && int64Json.holdsMarkerPrefix(value));
-  return forged ? httpError(400, reservedTextError().messageFor('the query')) : undefined;
-}
-
-/**
  * The router, its callers taking inputs with int64 markers and giving outputs made writable: a
  * caller of its own per call, one function per procedure path (the router is flat).
  */
@@ -110,7 +97,7 @@ function withInt64Markers(router: AppRouter): AppRouter {
     const markedCaller: Record<string, (input: unknown) => Promise<unknown>> = {};
     for (const path of paths) {
       const call = caller[path];
-      if (call) markedCaller[path] = async (input) => int64Json.writable(await call(int64Json.revive(input)));
+      if (call) markedCaller[path] = async (input) => writableJson(await call(reviveMarked(input)));
     }
     return markedCaller;
   };
