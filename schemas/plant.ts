@@ -3,7 +3,7 @@ import { int64Field, int64Parameter } from './int64.js';
 import { refuseCoercion } from './refuse-coercion.js';
 
 /**
- * The plant shapes of the interface (shared/spec/plant-store.openapi.json), shared by the
+ * The plant shapes of the interface specification, used alike by the
  * procedure, the OpenAPI document and the tests.
  *
  * Bounds the interface leaves open, decided here:

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
@@ -14,6 +15,7 @@ import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecr
  */
 
 const DEFAULT_DB_NAME = 'plantstore';
+const MAX_SHUTDOWN_DELAY_MS = 600_000;
 
 const csv = z
   .string()
@@ -47,6 +49,8 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_LIMIT_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
+  // How long /readyz fails before the service closes on SIGTERM: the time load balancers take to stop sending.
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(MAX_SHUTDOWN_DELAY_MS, { error: 'must be at most 600000 (ten minutes)' }).default(0),
   TRUST_PROXY: z
     .string()
     .optional()
@@ -68,6 +72,8 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
   // Prometheus metrics and OpenTelemetry traces: server/observability/.
   ...telemetryEnv,
+  // Development only: where the embedded MongoDB keeps its data and the development token is kept.
+  PLANT_STORE_DEV_DIR: z.string().default('.dev'),
 });
 
 /** Every environment variable the configuration reads (docs/configuration.md lists each). */
@@ -86,6 +92,8 @@ export interface Config extends AuthConfig {
     writeConcern: { w: 'majority' | number; journal: boolean };
   };
   corsOrigins: string[];
+  /** On SIGTERM, how long the service keeps serving with `/readyz` failing before it closes (server/main.ts). */
+  shutdownDelayMs: number;
   http: {
     bodyLimit: number;
     requestTimeoutMs: number;
@@ -100,6 +108,8 @@ export interface Config extends AuthConfig {
   /** Off when undefined: nothing of them is loaded (server/observability/). */
   metrics: MetricsConfig | undefined;
   tracing: TracingConfig | undefined;
+  /** The development data folder, absolute (server/dev/dev-folder.ts): used only without MONGODB_URI or tokens. */
+  devDir: string;
 }
 
 /**
@@ -144,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     ...auth,
     corsOrigins: e.CORS_ORIGINS,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     http: {
       bodyLimit: e.BODY_LIMIT_BYTES,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
@@ -155,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooks,
     metrics: metricsConfig(e, e.HOST),
     tracing: tracingConfig(e),
+    devDir: resolve(e.PLANT_STORE_DEV_DIR),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { appRouter } from '../routers/app.js';
 import type { Config } from './config.js';
 import { answerClientError } from './http/client-errors.js';
+import { parseQueryKeepingEmptyValues } from './http/empty-query-values.js';
 import { frameworkErrorHandler } from './http/error-handling.js';
 import { createRequestIdGenerator } from './http/request-ids.js';
 import { OneLinePerRequest } from './http/request-log.js';
@@ -28,7 +29,8 @@ export function fastifyOptions(
     clientErrorHandler: answerClientError,
     // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
-    // graceful-close.ts answers 503 while closing, in the app's error shapes.
+    routerOptions: { querystringParser: parseQueryKeepingEmptyValues },
+    // While closing, requests already on open connections are answered as usual.
     return503OnClosing: false,
   };
 }

@@ -1,20 +1,22 @@
 /**
  * Entry point: reads the configuration, starts tracing when it is configured, starts the MongoDB
- * it names (or the embedded one), builds the app, listens, and shuts down gracefully on SIGINT or
- * SIGTERM.
+ * it names (or the embedded one, on the development data folder), builds the app, listens, and
+ * shuts down gracefully on SIGINT or SIGTERM: not ready at once, serving on for SHUTDOWN_DELAY_MS, then
+ * finishing what it has read.
  */
-import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { acceptsAnyone } from './auth/auth-config.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import type { MongoSource } from './dev/mongo-source.js';
+import type { RunningMongo } from './dev/dev-run.js';
 import { startTracing } from './observability/telemetry.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 interface Running {
   app: FastifyInstance;
-  mongo: MongoSource;
+  /** Stops a MongoDB this process started, and forgets its recorded address. */
+  stopMongo: () => Promise<void>;
   /** Sends the spans still buffered, when the service traces. */
   stopTracing: () => Promise<void>;
 }
@@ -27,39 +29,37 @@ async function start(config: Config): Promise<Running> {
     await tracing?.shutdown();
   };
   const { buildApp } = await import('./app.js');
-  const mongo = await mongoSource(config.mongodb.uri);
-  // Nothing configured to accept anyone: development accepts a token of its own (production refuses to start).
-  const devToken = acceptsAnyone(config) ? undefined : randomBytes(24).toString('base64url');
+  // Without MONGODB_URI (never in production), the embedded MongoDB keeps its data in the development folder.
+  const mongo = await mongoToUse(config);
+  const stopMongo = () => mongo.stop();
   let app: FastifyInstance | undefined;
   let address: string;
+  let devToken: Awaited<ReturnType<typeof import('./dev/dev-run.js').devToken>> | undefined;
   try {
+    // Nothing configured to accept anyone: development accepts a token of its own, kept across restarts (production refuses to start).
+    devToken = acceptsAnyone(config) ? undefined : await (await import('./dev/dev-run.js')).devToken(config.devDir);
     app = await buildApp({
       ...config,
-      apiTokens: devToken ? [{ name: 'development', token: devToken }] : config.apiTokens,
+      apiTokens: devToken ? [{ name: 'development', token: devToken.token }] : config.apiTokens,
       mongodb: { ...config.mongodb, uri: mongo.uri },
     });
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await app?.close();
-    await mongo.stop();
+    await stopMongo();
     await stopTracing();
     throw error;
   }
   app.log.info({ mongodb: mongo.description }, `plant store listening on ${address}`);
-  if (devToken) console.log((await import('./dev/token-banner.js')).devTokenBanner(address, devToken));
-  return { app, mongo, stopTracing };
+  if (devToken) console.log(devToken.banner(address));
+  return { app, stopMongo, stopTracing };
 }
 
-/** MONGODB_URI; without it (development only), the embedded MongoDB, whose code production never loads. */
-async function mongoSource(uri: string | undefined): Promise<MongoSource> {
-  if (uri) return { uri, kind: 'uri', description: 'MongoDB at MONGODB_URI', stop: () => Promise.resolve() };
-  const { resolveMongo } = await import('./dev/mongo-source.js');
-  return resolveMongo({
-    uri,
-    warn: (message) => {
-      console.warn(message);
-    },
-  });
+/** MONGODB_URI; without it, the embedded MongoDB of development, whose code production never loads. */
+async function mongoToUse(config: Config): Promise<RunningMongo> {
+  const { uri } = config.mongodb;
+  if (uri) return { uri, description: 'MongoDB at MONGODB_URI', stop: () => Promise.resolve() };
+  return (await import('./dev/dev-run.js')).startDevMongo(config.devDir);
 }
 
 function main(): void {
@@ -73,13 +73,20 @@ function main(): void {
     setTimeout(() => {
       console.error('plant store: shutdown took too long, exiting');
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+    }, config.shutdownDelayMs + SHUTDOWN_GRACE_MS).unref();
     // A signal during start-up waits for it, so that a MongoDB it started is stopped too.
     const service = await running.catch(() => undefined);
     if (!service) return;
+    // /readyz fails from now on; everything else serves on while load balancers take the instance out.
+    service.app.shutdown.announce();
+    if (config.shutdownDelayMs > 0) {
+      service.app.log.info({ signal, shutdownDelayMs: config.shutdownDelayMs }, 'shutting down: not ready, still serving until the delay ends');
+      await sleep(config.shutdownDelayMs);
+    }
     service.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await service.app.shutdown.acceptWaitingConnections();
     await service.app.close();
-    await service.mongo.stop();
+    await service.stopMongo();
     await service.stopTracing();
     process.exit(0);
   };

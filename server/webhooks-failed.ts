@@ -1,19 +1,22 @@
 /**
  * `npm run webhooks:failed`: lists the new-plant webhook deliveries given up on (after
- * WEBHOOK_MAX_ATTEMPTS, or a 410), in the MongoDB of MONGODB_URI.
+ * WEBHOOK_MAX_ATTEMPTS, or a 410), in the MongoDB of MONGODB_URI, or outside production when it is
+ * unset, in the embedded MongoDB that `npm start` or `npm run dev` is running on the development folder.
  * `-- --replay` makes them pending again (same webhook-id, attempts from zero); a running
  * instance with WEBHOOK_SECRET delivers them. `-- --id msg_…` picks one delivery; `-- --help` says so.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
+import { devFolder, recordedMongoUri } from './dev/dev-folder.js';
 import { PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
 import type { EventDocument } from './webhooks/delivery-worker.js';
 import { listFailed, replayFailed } from './webhooks/failed-events.js';
 import { loggedUrl } from './logs/logged-url.js';
 
 const USAGE = `Usage: npm run webhooks:failed -- [--replay] [--id msg_…]
-Lists the new-plant webhook deliveries given up on, in the MongoDB of MONGODB_URI (required).
+Lists the new-plant webhook deliveries given up on, in the MongoDB of MONGODB_URI
+(unset, outside production: the embedded MongoDB npm start or npm run dev is running).
   --replay     make them pending again: a running instance with WEBHOOK_SECRET delivers them
   --id msg_…   only the delivery with this webhook-id
   --help       this text`;
@@ -29,18 +32,28 @@ function options() {
   }
 }
 
+/** The URI `npm start` or `npm run dev` recorded for its embedded MongoDB; undefined, saying why, when there is none. */
+async function developmentMongoUri(devDir: string): Promise<string | undefined> {
+  const folder = devFolder(devDir);
+  const recorded = await recordedMongoUri(folder);
+  if (recorded === undefined) {
+    console.error(`MONGODB_URI is not set, and no embedded MongoDB is running on ${folder.path} (npm start and npm run dev record its address in ${folder.uriFile}): start one, or set MONGODB_URI`);
+    return undefined;
+  }
+  console.error(`the embedded MongoDB of npm start / npm run dev: ${recorded}`);
+  return recorded;
+}
+
 async function main(): Promise<number> {
   const values = options();
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
+  // In production the configuration requires MONGODB_URI: the development folder is read only outside it.
   const config = loadConfig(process.env);
-  const { uri } = config.mongodb;
-  if (uri === undefined) {
-    console.error('MONGODB_URI must be set: the MongoDB whose events to read');
-    return 2;
-  }
+  const uri = config.mongodb.uri ?? (await developmentMongoUri(config.devDir));
+  if (uri === undefined) return 2;
   const client = createMongoClient({ uri, timeoutMs: config.mongodb.timeoutMs });
   try {
     const plants = client.db(config.mongodb.dbName).collection<EventDocument>(PLANTS_COLLECTION, { writeConcern: config.mongodb.writeConcern, promoteLongs: false });

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../server/config.js';
 
@@ -13,9 +14,12 @@ describe('loadConfig', () => {
       apiTokenHashes: [],
       jwt: undefined,
       corsOrigins: [],
+      shutdownDelayMs: 0,
       mongodb: { uri: undefined, dbName: 'plantstore', timeoutMs: 3000, writeConcern: { w: 'majority', journal: true } },
       http: { trustProxy: false },
     });
+    expect(config.devDir).toBe(join(process.cwd(), '.dev'));
+    expect(loadConfig({ PLANT_STORE_DEV_DIR: '/tmp/plant-store-data' }).devDir).toBe('/tmp/plant-store-data');
   });
 
   it('reads every variable', () => {
@@ -29,8 +33,10 @@ describe('loadConfig', () => {
       MONGODB_WRITE_CONCERN: '1',
       MONGODB_JOURNAL: 'false',
       TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,fd00::/8,loopback',
+      SHUTDOWN_DELAY_MS: '5000',
     });
     expect(config).toMatchObject({
+      shutdownDelayMs: 5000,
       port: 8080,
       host: '0.0.0.0',
       logLevel: 'warn',
@@ -76,6 +82,9 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.1,,yes' }, 'TRUST_PROXY'],
     [{ METRICS_PORT: 'ninety' }, 'METRICS_PORT'],
+    [{ SHUTDOWN_DELAY_MS: '-1' }, 'SHUTDOWN_DELAY_MS'],
+    [{ SHUTDOWN_DELAY_MS: '5s' }, 'SHUTDOWN_DELAY_MS'],
+    [{ SHUTDOWN_DELAY_MS: '600001' }, 'SHUTDOWN_DELAY_MS: must be at most 600000'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL'],
     [{ OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_ZIPKIN_ENDPOINT: 'zipkin:9411' }, 'OTEL_EXPORTER_ZIPKIN_ENDPOINT: must be an http(s) URL'],
     [{ OTEL_TRACES_EXPORTER: 'jaeger' }, 'OTEL_TRACES_EXPORTER: must be a comma-separated list of otlp, console, zipkin, none'],

@@ -1,10 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { spawnService, type SpawnedService } from '@plant-store/service-launcher';
 import { testMongoUri } from './helpers/app.js';
 
+/** A development folder of this file's own, rather than the project's .dev/. */
+const DEV_DIR = mkdtempSync(join(tmpdir(), 'plant-store-dev-'));
+afterAll(() => {
+  rmSync(DEV_DIR, { recursive: true, force: true });
+});
+
 /** The built service as `npm start` runs it (npm test builds first), on any free port. */
 function startService(env: Record<string, string>) {
-  return withWaitFor(spawnService({ PORT: '0', LOG_LEVEL: 'info', ...env }));
+  return withWaitFor(spawnService({ PORT: '0', LOG_LEVEL: 'info', PLANT_STORE_DEV_DIR: DEV_DIR, ...env }));
 }
 
 /** Adds `waitFor(pattern)`: the first match of `pattern` in the output, failing if the process exits first. */

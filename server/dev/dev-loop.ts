@@ -1,17 +1,16 @@
 // `npm run dev`: the service from source, restarted on every change by `tsx watch`, keeping its
-// development token and its embedded MongoDB across restarts. This process starts the MongoDB once
-// and keeps the token in the dev folder (.dev/, or PLANT_STORE_DEV_DIR); the service runs as a child
-// with both in its environment. The service still logs JSON: this process prints it readably.
+// development token and its embedded MongoDB across restarts. This process starts the MongoDB once,
+// on the development folder (.dev/, or PLANT_STORE_DEV_DIR) where it also keeps the token; the service
+// runs as a child with both in its environment. The service still logs JSON: this process prints it readably.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { acceptsAnyone } from '../auth/auth-config.js';
 import { loadConfig } from '../config.js';
+import { devFolder, forgetMongoUri, keptDevToken, recordMongoUri } from './dev-folder.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from './embedded-mongo.js';
 import { prettyLogLine } from './pretty-log.js';
 import { devTokenBanner } from './token-banner.js';
@@ -19,18 +18,10 @@ import { devTokenBanner } from './token-banner.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const STOP_GRACE_MS = 12_000;
 
-/** The development token kept in `file`, made on first use. */
-async function devToken(file: string): Promise<string> {
-  const kept = await readFile(file, 'utf8').then((text) => text.trim(), () => '');
-  if (kept !== '') return kept;
-  const token = randomBytes(24).toString('base64url');
-  await writeFile(file, `${token}\n`, { mode: 0o600 });
-  return token;
-}
-
 async function main(): Promise<void> {
   // A configuration mistake ends here, with the same message as the service's.
   const config = loadConfig(process.env);
+  const folder = devFolder(config.devDir);
   // What a signal must stop, as far as start-up got.
   const running: { mongo?: EmbeddedMongo; child?: ChildProcess; stopping: boolean } = { stopping: false };
   const stop = async (code: number) => {
@@ -38,22 +29,20 @@ async function main(): Promise<void> {
     running.stopping = true;
     if (running.child) await stopChild(running.child);
     await running.mongo?.stop();
+    if (running.mongo) await forgetMongoUri(folder, running.mongo.uri);
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
-  const devDir = process.env.PLANT_STORE_DEV_DIR ?? join(ROOT, '.dev');
-  await mkdir(devDir, { recursive: true });
-  const tokenFile = join(devDir, 'token');
-  const token = acceptsAnyone(config) ? undefined : await devToken(tokenFile);
+  const token = acceptsAnyone(config) ? undefined : await keptDevToken(folder);
   let mongoUri = config.mongodb.uri;
   if (mongoUri === undefined) {
-    // A real mongod keeps its data there across runs; the emulator keeps it in memory while this runs.
-    const mongo = await startEmbeddedMongo({ warn: console.warn, dbPath: join(devDir, 'mongod-data') });
+    const mongo = await startEmbeddedMongo({ warn: console.warn, dbPath: folder.mongodData });
     running.mongo = mongo;
     mongoUri = mongo.uri;
-    console.log(`dev: ${mongo.description} at ${mongo.uri}, kept across restarts of the service`);
+    await recordMongoUri(folder, mongo.uri);
+    console.log(`dev: MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop npm run dev and remove ${folder.path}`);
   }
   if (running.stopping) return;
 
@@ -76,7 +65,7 @@ async function main(): Promise<void> {
   createInterface({ input: child.stdout }).on('line', (line) => {
     process.stdout.write(`${pretty(line)}\n`);
     const address = token && listeningAddress(line);
-    if (token && address) process.stdout.write(`${devTokenBanner(address, token, tokenFile)}\n`);
+    if (token && address) process.stdout.write(`${devTokenBanner(address, token, folder.tokenFile)}\n`);
   });
 }
 

@@ -12,7 +12,7 @@ export interface EmbeddedMongoOptions {
   warn?: ((message: string) => void) | undefined;
   /** The port to listen on; unset: a free one. */
   port?: number | undefined;
-  /** Where a real mongod keeps its data, kept when it stops (`npm run dev`); unset: a temporary folder. */
+  /** Where the MongoDB keeps its data, kept when it stops (`npm start`, `npm run dev`); unset: a fresh, temporary database. */
   dbPath?: string | undefined;
 }
 
@@ -77,6 +77,7 @@ async function stopWithin(server: MongoMemoryServer, keepData: boolean): Promise
   }
 }
 
+
 async function startMemoryServer(kind: 'mongod' | 'emulator', binary: Binary, description: string, options: EmbeddedMongoOptions): Promise<EmbeddedMongo> {
   if (options.dbPath) await mkdir(options.dbPath, { recursive: true });
   const server = await MongoMemoryServer.create({
@@ -89,6 +90,9 @@ async function startMemoryServer(kind: 'mongod' | 'emulator', binary: Binary, de
       ip: '127.0.0.1',
       ...(options.port !== undefined && { port: options.port, portGeneration: false }),
       ...(options.dbPath && { dbPath: options.dbPath, storageEngine: 'wiredTiger' }),
+      // The emulator with no data to keep: memory only, fresh and without an fsync per write (the tests).
+      // Given after mongodb-memory-server's own --storageEngine, so it is the one the emulator reads.
+      ...(!options.dbPath && kind === 'emulator' && { args: ['--storageEngine', 'inMemory'] }),
     },
   });
   return {
@@ -112,9 +116,8 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
   const version = binaryVersion(emulator);
   if (!version) throw new Error(`${emulator} --version did not report a version: run npm run build`);
   options.warn?.(
-    'No mongod installed or cached: using the in-memory mongod emulator (tools/mongod-emulator), whose data ends with it. ' +
+    'No mongod installed or cached: using the mongod emulator (tools/mongod-emulator). ' +
       'For a real MongoDB set MONGODB_URI or MONGOMS_SYSTEM_BINARY=/path/to/mongod, or run npm run mongod:download once.',
   );
-  // The emulator keeps its data in memory: a dbPath would only leave an empty folder behind.
-  return startMemoryServer('emulator', { path: emulator, version, system: true }, `mongod emulator ${version} via mongodb-memory-server`, { ...options, dbPath: undefined });
+  return startMemoryServer('emulator', { path: emulator, version, system: true }, `mongod emulator ${version} via mongodb-memory-server`, options);
 }

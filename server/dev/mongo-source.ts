@@ -20,6 +20,8 @@ export interface ResolveMongoOptions {
   warn?: (message: string) => void;
   /** The port a started MongoDB listens on; unset: a free one. */
   port?: number | undefined;
+  /** Where a started MongoDB keeps its data across runs; unset: a fresh, temporary database. */
+  dbPath?: string | undefined;
 }
 
 export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoSource> {
@@ -27,7 +29,7 @@ export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoS
     return { uri: options.uri, kind: 'uri', description: 'MongoDB at MONGODB_URI', stop: () => Promise.resolve() };
   }
   const { startEmbeddedMongo } = await loadEmbeddedMongo();
-  return startEmbeddedMongo({ warn: options.warn, port: options.port });
+  return startEmbeddedMongo({ warn: options.warn, port: options.port, dbPath: options.dbPath });
 }
 
 /** The embedded-MongoDB module, or an error that says what to set when its dev dependency is absent. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { exactIntegers } from './exact-integers.js';
-import { watchClosing, type GracefulClose } from './graceful-close.js';
+import { exactIntegers } from './int64-edge.js';
+import { watchClosing } from './graceful-close.js';
 import { isBehindEarlierRequests, waitForEarlierRequests } from './pipelining.js';
 import { requestRefusal } from './request-refusals.js';
 
@@ -10,21 +10,20 @@ import { requestRefusal } from './request-refusals.js';
  * each. Callback-style, so no promise per request.
  *
  * In: a pipelined request waits for the ones before it on its connection (pipelining.ts); then
- * the request id (`X-Request-Id`, which error bodies and log lines name too), the 503 while the
- * app closes (graceful-close.ts), and the refusals of requests no route can serve
- * (request-refusals.ts). Out: exact int64 numbers (exact-integers.ts),
- * `Connection: close` while the app closes, and no `Content-Type` on a 204: it has no content to
+ * the request id (`X-Request-Id`, which error bodies and log lines name too) and the refusals of
+ * requests no route can serve (request-refusals.ts). Out: exact int64 numbers (exact-integers.ts),
+ * `Connection: close` while the app closes (graceful-close.ts), and no `Content-Type` on a 204: it has no content to
  * describe (RFC 9110, section 15.3.5), and Fastify drops it only from a 204 sent with a payload,
  * while trpc-to-openapi's handler sets it on every answer.
  */
 export function registerRequestHooks(app: FastifyInstance): void {
   const gracefulClose = watchClosing(app);
   app.addHook('onRequest', (request, reply, done) => {
-    if (!isBehindEarlierRequests(reply)) start(request, reply, gracefulClose, done);
+    if (!isBehindEarlierRequests(reply)) start(request, reply, done);
     else {
       waitForEarlierRequests(reply, (error) => {
         if (error) done(error);
-        else start(request, reply, gracefulClose, done);
+        else start(request, reply, done);
       });
     }
   });
@@ -41,7 +40,7 @@ export function registerRequestHooks(app: FastifyInstance): void {
   });
 }
 
-function start(request: FastifyRequest, reply: FastifyReply, gracefulClose: GracefulClose, done: (error?: Error) => void): void {
+function start(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
   reply.header('x-request-id', request.id);
-  done(gracefulClose.refusal(reply) ?? requestRefusal(request, reply));
+  done(requestRefusal(request, reply));
 }

@@ -8,7 +8,7 @@ import { ErrorSchema } from '../../schemas/error.js';
 import { HTTP_LAYER_EXAMPLES, ID_PARAMETER_EXAMPLES, MONSTERA, type OperationExample } from '../../schemas/examples.js';
 import { entityTagOf } from '../../routers/entity-tags.js';
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
-import { int64Json } from '../../schemas/int64-json.js';
+import { writableJson } from '../http/int64-edge.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
 import { addExamples, addHttpLayerExamples } from './examples.js';
 import { addEntityTagHeader, addNotModified, addResponseHeaders, RESPONSE_HEADERS } from './response-headers.js';
@@ -89,7 +89,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   addNewPlantWebhook(document);
   addInt64Bounds(document);
   // The bounds and example ids are bigints: made writable, they are written out as exact JSON numbers.
-  return int64Json.writable(document) as OpenAPIObject;
+  return writableJson(document) as OpenAPIObject;
 }
 
 /** The bearer scheme: static tokens and JWT access tokens alike; `/docs` asks for one under Authorize. */

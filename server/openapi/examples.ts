@@ -1,5 +1,5 @@
 import type { ExampleRequest, HttpLayerExample, OperationExample, RequestExample } from '../../schemas/examples.js';
-import { int64Json } from '../../schemas/int64-json.js';
+import { exactJsonText } from '../http/int64-edge.js';
 import type { OpenApiOperation, OpenApiResponse } from './operations.js';
 
 /** Bodies longer than this are described in words rather than shown (the 413 example). */
@@ -34,7 +34,7 @@ export function addExamples(
       response.headers = { ...response.headers, [headerName(name)]: { $ref: `#/components/headers/${headerName(name)}` } };
     }
 
-    const body = example.request.body === undefined ? undefined : int64Json.stringify(example.request.body);
+    const body = example.request.body === undefined ? undefined : exactJsonText(example.request.body);
     const { contentType } = example.request;
     // A 400's body is invalid on purpose: its response shows it in words, and a request example must fit the schema.
     if (status !== '400' && contentType !== undefined && contentType !== 'text/plain' && body !== undefined && body.length <= MAX_SHOWN_BODY_CHARS && !shownBodies.has(body)) {
@@ -79,7 +79,7 @@ function headerName(name: string): string {
 }
 
 function describeRequest({ request, given, condition }: OperationExample): string {
-  const text = request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : int64Json.stringify(request.body);
+  const text = request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : exactJsonText(request.body);
   const body = text === undefined ? '' : text.length <= MAX_SHOWN_BODY_CHARS ? `, \`Content-Type: ${request.contentType ?? '-'}\` and the body \`${text}\`` : `, and a body of ${Buffer.byteLength(text)} bytes`;
   const stored = given === undefined ? '' : `, when the store holds ${given.map((plant) => `plant ${plant.id}`).join(', ')}`;
   const also = condition === undefined ? '' : `, when ${condition}`;

@@ -5,7 +5,7 @@ import { conditionalRequestHeaders } from '../routes/rest-declarations.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
 import { answerHeadAsGet } from '../http/head-requests.js';
-import { registerJsonBodyParser } from '../http/json-body.js';
+import { registerJsonBodyParser } from '../http/int64-edge.js';
 import { registerRequestHooks } from '../http/request-hooks.js';
 import { RouteMethods } from '../http/route-methods.js';
 

@@ -2,10 +2,9 @@ import { createFastHandlers, describeMismatches, type FastHandlers } from '@plan
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
-import { int64Json } from '../../schemas/int64-json.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
-import { markTrpcInput } from '../http/trpc-input.js';
+import { markTrpcInput, writableJson } from '../http/int64-edge.js';
 import { responseMeta, rethrowRestError } from './rest-answers.js';
 
 /** What the REST and tRPC routes serve: the router, how a call gets its context, and which adapters. */
@@ -26,7 +25,7 @@ export function createApiFastPath(router: AppRouter, createContext: ApiRoutesOpt
   const { handlers, mismatches } = createFastHandlers({
     router,
     createContext,
-    rest: { onError: rethrowRestError, responseMeta, mapOutput: int64Json.writable },
+    rest: { onError: rethrowRestError, responseMeta, mapOutput: writableJson },
     trpc: { errorHeaders: authChallengeHeaders, onError: logUnexpectedTrpcError, queryInput: (text) => markTrpcInput(text, 'query') },
   });
   if (mismatches) {

@@ -10,9 +10,9 @@ const SAMPLE_MS = 50;
 
 /**
  * Probes for orchestrators; they need no token. `/healthz` (liveness): whether the process can
- * serve: its event loop has not stalled since the previous probe, and it is not shutting down (the
- * 503 of request-hooks.ts). `/readyz` (readiness): whether MongoDB answers now, within
- * MONGODB_TIMEOUT_MS. A MongoDB that is away never fails `/healthz`: restarting would not bring it
+ * serve: its event loop has not stalled since the previous probe. `/readyz` (readiness): whether
+ * MongoDB answers now, within MONGODB_TIMEOUT_MS, and the service is not shutting down (from the
+ * signal on, so that load balancers stop sending it work: server/http/graceful-close.ts). A MongoDB that is away never fails `/healthz`: restarting would not bring it
  * back, and server/db/mongo-database.ts reconnects by itself.
  */
 export function registerHealthRoutes(app: FastifyInstance, { store }: { store: PlantStore }) {
@@ -36,6 +36,7 @@ export function registerHealthRoutes(app: FastifyInstance, { store }: { store: P
   });
 
   app.get('/readyz', async () => {
+    if (app.shutdown.announced) throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'not ready: the service is shutting down' });
     try {
       await store.ping();
     } catch (cause) {

@@ -1,13 +1,11 @@
 import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
-import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
+import { addJsonBodyParser, forgedMarkerInQuery, markBody, reviveMarked, writableJson } from '../http/int64-edge.js';
 import { httpError } from '../errors/http-error.js';
-import { keepEmptyQueryValues } from '../http/empty-query-values.js';
-import { addJsonBodyParser } from '../http/json-body.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations, type DeclaredOperation } from './rest-declarations.js';
@@ -18,7 +16,7 @@ import { responseMeta, rethrowRestError } from './rest-answers.js';
  * its node-http handler behind the fast path (@plant-store/fast-path), or its own Fastify plugin
  * (FAST_PATH=off). Failures go to the app's error handler (rest-answers.ts). trpc-to-openapi
  * writes outputs with JSON.stringify, so their int64 values go to it made writable
- * (schemas/int64-json.ts): raw JSON numbers, or on Node 20 markers that the app writes back as
+ * at the HTTP edge: raw JSON numbers, or on Node 20 markers that the app writes back as
  * exact JSON numbers as it sends the answer.
  *
  * The paths and methods of the operations go to `routeMethods`: the catch-all that serves them
@@ -41,8 +39,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     // routes that take a body method (the operations' and the catch-all): none at all on GET and
     // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
     // 405 of a request no operation serves, answered before its body is read (a PUT /plants is
-    // refused for its method, whatever its body). And in every handler, before trpc-to-openapi
-    // reads the query, its empty values kept: a look for `?` when there is none.
+    // refused for its method, whatever its body).
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations) ?? declaredBodyError(request, declared, otherMediaTypes));
     };
@@ -50,25 +47,18 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
-    rest.addHook('onRoute', (route) => {
-      const methods = [route.method].flat();
-      if (methods.some((method) => BODY_METHODS.has(method))) route.preHandler = [...[route.preHandler ?? []].flat(), checkBody];
-      if (route.url === CATCH_ALL) route.onRequest = [...[route.onRequest ?? []].flat(), checkOperation];
-      const handler: RouteHandlerMethod = route.handler;
-      route.handler = function (request, reply) {
-        if (request.url.includes('?')) keepEmptyQueryValues(request.query);
-        return handler.call(this, request, reply);
-      };
-    });
     if (fastPath) {
-      fastPath.registerRestRoutes(rest);
+      fastPath.registerRestRoutes(rest, { bodyPreHandler: checkBody, catchAllOnRequest: checkOperation });
     } else {
       // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
       // the parsed body to the caller, which revives it: bigints go to it as markers.
       rest.addHook('preHandler', (request, _reply, done) => {
-        request.body = int64Json.mark(request.body);
-        done(markerPrefixInQuery(request));
+        request.body = markBody(request.body);
+        done(forgedMarkerInQuery(request));
       });
+      // The plugin's one route is the catch-all: its hooks are this context's.
+      rest.addHook('preHandler', checkBody);
+      rest.addHook('onRequest', checkOperation);
       await rest.register(fastifyTRPCOpenApiPlugin, {
         router: withInt64Markers(router),
         createContext: ({ req }: { req: FastifyRequest }) => createContext(req),
@@ -83,9 +73,6 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** An operation, and whether a JSON body to it is checked for keys it may not hold. */
 type CheckedOperation = DeclaredOperation & { checksBody: boolean };
-
-/** The route behind the operations' own, in either mode: every other path and method goes to trpc-to-openapi's handler. */
-const CATCH_ALL = '/*';
 
 /** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
 function isOperationRequest(request: FastifyRequest, operations: readonly RestOperation[]): boolean {
@@ -137,19 +124,6 @@ function declaredBodyError(request: FastifyRequest, declared: readonly CheckedOp
 }
 
 /**
- * With the stock plugin the caller revives the whole input (withInt64Markers), query parameters
- * included: one that holds the int64 marker prefix is refused, so no client text is ever read as
- * a number. Such a parameter needs a NUL, which a URL can only carry as `%00`: other requests
- * pay one substring test. (Path parameters reach the procedure still percent-encoded.)
- */
-function markerPrefixInQuery(request: FastifyRequest): Error | undefined {
-  if (!request.url.includes('%00')) return undefined;
-  const values = Object.values(request.query as Record<string, unknown>).flat();
-  const forged = values.some((value) => typeof value === 'string' && int64Json.holdsMarkerPrefix(value));
-  return forged ? httpError(400, reservedTextError().messageFor('the query')) : undefined;
-}
-
-/**
  * The router, its callers taking inputs with int64 markers and giving outputs made writable: a
  * caller of its own per call, one function per procedure path (the router is flat).
  */
@@ -160,7 +134,7 @@ function withInt64Markers(router: AppRouter): AppRouter {
     const markedCaller: Record<string, (input: unknown) => Promise<unknown>> = {};
     for (const path of paths) {
       const call = caller[path];
-      if (call) markedCaller[path] = async (input) => int64Json.writable(await call(int64Json.revive(input)));
+      if (call) markedCaller[path] = async (input) => writableJson(await call(reviveMarked(input)));
     }
     return markedCaller;
   };

@@ -1,12 +1,11 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
-import { int64Json } from '../../schemas/int64-json.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
-import { markTrpcInput } from '../http/trpc-input.js';
+import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -37,7 +36,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         return reply.code(statusCode).headers(headers).send(body);
       });
       // tRPC reads JSON bodies itself, as text: integers beyond 2^53 are handed to it as markers
-      // that the router's transformer turns into bigints (schemas/int64-json.ts). Multipart is
+      // that the router's transformer turns into bigints. Multipart is
       // not accepted (415): no procedure takes FormData, and tRPC answered it with an unlogged 500.
       trpc.removeContentTypeParser('application/json');
       trpc.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
@@ -58,7 +57,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
           (text) => {
             reply.code(payload.status);
             payload.headers.forEach((value, name) => void reply.header(name, value));
-            done(null, int64Json.unmarkText(text));
+            done(null, unmarkJsonText(text));
           },
           (error: unknown) => {
             done(error instanceof Error ? error : new Error(String(error)));

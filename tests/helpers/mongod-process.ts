@@ -1,7 +1,7 @@
 // A MongoDB as a process of its own on a fixed loopback port, which a test starts late, kills,
 // starts again on the same port, or freezes (SIGSTOP) and thaws: what an orchestrator or a host
 // does to a database. The binary is MONGOMS_SYSTEM_BINARY's mongod when set, else the project's
-// emulator (which keeps its data in memory: a kill loses it; a real mongod keeps it in --dbpath).
+// emulator; both keep what they acknowledged in --dbpath across a kill.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,8 +15,6 @@ const START_TIMEOUT_MS = 20_000;
 
 export interface MongodProcess {
   readonly port: number;
-  /** Whether it keeps its data across a kill (a real mongod does; the emulator does not). */
-  readonly durable: boolean;
   uri(dbName: string): string;
   /** Starts it (again) on its port; resolves once it accepts connections, with that moment (performance.now()). */
   start(): Promise<number>;
@@ -51,7 +49,6 @@ export async function mongodProcess(): Promise<MongodProcess> {
 
   return {
     port,
-    durable: process.env.MONGOMS_SYSTEM_BINARY !== undefined,
     uri: (dbName) => `mongodb://127.0.0.1:${port}/${dbName}`,
     start: async () => {
       if (child) throw new Error('mongod is already running');

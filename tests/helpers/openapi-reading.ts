@@ -1,6 +1,5 @@
-// Reading OpenAPI documents in tests: ours over HTTP from the built app, the interface's from
-// ../shared/spec, both with every $ref resolved by the validator's own dereferencer.
-import { readFile } from 'node:fs/promises';
+// Reading OpenAPI documents in tests: ours over HTTP from the built app, with every $ref resolved
+// by the validator's own dereferencer, and flattened to the shapes the interface's contract states.
 import { dereference } from '@readme/openapi-parser';
 import type { FastifyInstance } from 'fastify';
 import { int64Json } from '../../schemas/int64-json.js';
@@ -12,6 +11,7 @@ export interface SchemaObject {
   properties?: Record<string, SchemaObject>;
   required?: string[];
   allOf?: SchemaObject[];
+  items?: SchemaObject;
 }
 
 export interface MediaType {
@@ -34,15 +34,6 @@ export interface OpenApiDocument {
   security?: Record<string, string[]>[];
   paths: Record<string, Record<string, Operation | undefined> | undefined>;
   components?: { securitySchemes?: Record<string, Record<string, unknown>> };
-}
-
-export const SPEC_URL = new URL('../../../shared/spec/plant-store.openapi.json', import.meta.url);
-
-/** The whole Plant Store the interface was cut from: list, delete and the webhook too. */
-export const FULL_SPEC_URL = new URL('../../../shared/spec/plant-store-full.openapi.json', import.meta.url);
-
-export async function readSpec(url: URL = SPEC_URL): Promise<OpenApiDocument> {
-  return JSON.parse(await readFile(url, 'utf8')) as OpenApiDocument;
 }
 
 export async function fetchDocument(app: FastifyInstance, url = '/openapi.json'): Promise<OpenApiDocument> {

@@ -52,20 +52,24 @@ describe('health probes', () => {
     }
   });
 
-  it('/healthz answers 503 once the service is shutting down', async () => {
+  it('once the service is shutting down, /readyz answers 503 and /healthz 200, each with Connection: close', async () => {
     const app = await buildApp(testConfig());
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
-    const probe = await openRawSocket(url);
+    const readiness = await openRawSocket(url);
+    const liveness = await openRawSocket(url);
     const held = await openRawSocket(url);
-    // A request in flight holds the close open while the probe asks on its open keep-alive connection.
+    // A request in flight holds the close open while the probes ask on their open connections.
     held.write(postHead('/plants', 100, authHeaders()));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closing = app.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    probe.write('GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n');
-    const { data } = await probe.closed;
+    readiness.write('GET /readyz HTTP/1.1\r\nhost: localhost\r\n\r\n');
+    liveness.write('GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n');
+    const [ready, live] = await Promise.all([readiness.closed, liveness.closed]);
     held.socket.destroy();
     await closing;
-    expect(parseResponse(data)).toStrictEqual({ status: 503, body: { error: 503, message: 'the service is shutting down: try again shortly' } });
+    expect(parseResponse(ready.data)).toStrictEqual({ status: 503, body: { error: 503, message: 'not ready: the service is shutting down' } });
+    expect(parseResponse(live.data)).toStrictEqual({ status: 200, body: { status: 'ok' } });
+    for (const { data } of [ready, live]) expect(data.toLowerCase()).toContain('\r\nconnection: close\r\n');
   });
 });

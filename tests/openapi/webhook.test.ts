@@ -1,13 +1,13 @@
-// The new-plant webhook in the OpenAPI document: the full interface's `webhooks./plant/webhook`
-// (../shared/spec/plant-store-full.openapi.json), with the signature headers, served at
+// The new-plant webhook in the OpenAPI document: the whole store's `webhooks./plant/webhook`
+// (its contract, tests/contract), with the signature headers, served at
 // /openapi.json and /docs; and its example is what the service really sends.
-import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '@plant-store/service-launcher';
 import { buildApp } from '../../server/app.js';
 import { postPlant, testConfig } from '../helpers/app.js';
 import { useWebhookReceiver, webhookEnv } from '../helpers/webhooks.js';
 import { fetchDocument, jsonSchemaOf, resolveRefs, shapeOf, type OpenApiDocument, type Operation } from '../helpers/openapi-reading.js';
+import { NEW_PLANT, NEW_PLANT_WEBHOOK } from '../contract/plant-store-interface.js';
 
 type WithWebhooks = OpenApiDocument & { webhooks?: Record<string, Record<string, WebhookOperation | undefined> | undefined> };
 type WebhookOperation = Operation & {
@@ -15,23 +15,18 @@ type WebhookOperation = Operation & {
   requestBody?: Operation['requestBody'] & { content: Record<string, { example?: unknown }> };
 };
 
-const FULL_SPEC_URL = new URL('../../../shared/spec/plant-store-full.openapi.json', import.meta.url);
 const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);
 
 let app: Awaited<ReturnType<typeof buildApp>>;
 let ours: WebhookOperation;
-let spec: WebhookOperation;
 
 beforeAll(async () => {
   app = await buildApp(testConfig());
-  const webhookOf = (document: WithWebhooks) => {
-    const operation = document.webhooks?.['/plant/webhook']?.post;
-    if (!operation) throw new Error('the document has no POST /plant/webhook webhook');
-    return operation;
-  };
-  ours = webhookOf(await resolveRefs(await fetchDocument(app)));
-  spec = webhookOf(await resolveRefs(JSON.parse(await readFile(FULL_SPEC_URL, 'utf8')) as WithWebhooks));
+  const document: WithWebhooks = await resolveRefs(await fetchDocument(app));
+  const operation = document.webhooks?.[NEW_PLANT_WEBHOOK.name]?.[NEW_PLANT_WEBHOOK.method];
+  if (!operation) throw new Error(`the document has no ${NEW_PLANT_WEBHOOK.method.toUpperCase()} ${NEW_PLANT_WEBHOOK.name} webhook`);
+  ours = operation;
 });
 afterAll(async () => {
   await app.close();
@@ -40,9 +35,10 @@ afterAll(async () => {
 describe('the webhook in the OpenAPI document', () => {
   it("has the interface's body (a NewPlant, as JSON) and its 200", () => {
     expect(Object.keys(ours.requestBody?.content ?? {})).toStrictEqual(['application/json']);
-    expect(shapeOf(jsonSchemaOf(ours.requestBody?.content))).toStrictEqual(shapeOf(jsonSchemaOf(spec.requestBody?.content)));
-    expect(Object.keys(spec.responses)).toStrictEqual(['200']);
-    expect(ours.responses['200']?.description).toBeTruthy();
+    expect(NEW_PLANT_WEBHOOK.body).toStrictEqual(NEW_PLANT);
+    expect(shapeOf(jsonSchemaOf(ours.requestBody?.content))).toStrictEqual(NEW_PLANT_WEBHOOK.body);
+    expect(NEW_PLANT_WEBHOOK.responses).toStrictEqual(['200']);
+    for (const status of NEW_PLANT_WEBHOOK.responses) expect(ours.responses[status]?.description).toBeTruthy();
   });
 
   it('documents the three Standard Webhooks headers, all required', () => {

@@ -1,23 +1,13 @@
 // `npm run dev`: the service from source with reload, its token and its embedded MongoDB kept across
 // restarts, its log lines readable, and nothing left running once it is stopped.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEV_TOKEN_BANNER, useDevFolders } from '../helpers/dev-folders.js';
 import { descendantsOf, isRunning, killIfRunning, run, type Command } from '../helpers/processes.js';
 
-const BANNER = /accepts the development token kept in (\S+)\.\n\s+token: (\S+)\n.*\n\s+curl -s -X POST (http:\/\/\S+)\/plants/;
-
-const devDirs: string[] = [];
-/** A dev folder for this test, rather than the project's .dev/. */
-async function newDevDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'plant-store-dev-'));
-  devDirs.push(dir);
-  return dir;
-}
-afterAll(async () => {
-  await Promise.all(devDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+/** A dev folder for each test, rather than the project's .dev/. */
+const newDevDir = useDevFolders();
 
 /** Every process a test saw, killed after it if still there (a test that passes clears it). */
 const seen = new Set<number>();
@@ -34,7 +24,7 @@ function npmRunDev(devDir: string): Command {
 
 /** The token and address of the banner printed after the service's next start, from `from` in the output. */
 async function nextStart(dev: Command, from: number): Promise<{ tokenFile: string; token: string; address: string }> {
-  const [, tokenFile = '', token = '', address = ''] = await dev.waitFor(BANNER, { from, timeoutMs: 45_000 });
+  const [, tokenFile = '', token = '', address = ''] = await dev.waitFor(DEV_TOKEN_BANNER, { from, timeoutMs: 45_000 });
   return { tokenFile, token, address };
 }
 
@@ -56,7 +46,7 @@ async function stop(dev: Command): Promise<void> {
 }
 
 describe('npm run dev', () => {
-  it('keeps the token and the embedded data across a restart of the service, and prints readable log lines', async () => {
+  it('keeps the token and the embedded data across a restart of the service and of npm run dev itself, and prints readable log lines', async () => {
     const devDir = await newDevDir();
     const dev = npmRunDev(devDir);
     const first = await nextStart(dev, 0);
@@ -80,7 +70,15 @@ describe('npm run dev', () => {
 
     await stop(dev);
     seen.clear();
-  }, 90_000);
+
+    // npm run dev itself stopped and started again: the same token, and the plant is still there.
+    const restarted = npmRunDev(devDir);
+    const third = await nextStart(restarted, 0);
+    expect(third.token).toBe(first.token);
+    expect((await createPlant(third.address, third.token, { id: 1, name: 'Fern' })).status).toBe(409);
+    await stop(restarted);
+    seen.clear();
+  }, 120_000);
 
   it('uses the token kept in its dev folder when started again', async () => {
     const devDir = await newDevDir();

@@ -16,9 +16,15 @@ afterEach(() => {
   seen.clear();
 });
 
+/** A development folder of this file's own, rather than the project's .dev/. */
+const DEV_DIR = mkdtempSync(join(tmpdir(), 'plant-store-dev-'));
+afterAll(() => {
+  rmSync(DEV_DIR, { recursive: true, force: true });
+});
+
 /** `npm start` with the embedded MongoDB (no MONGODB_URI), on a free port. */
 function npmStart(): Command {
-  const start = run('npm', ['start'], { env: { PORT: '0', API_TOKENS: TOKEN }, detached: true });
+  const start = run('npm', ['start'], { env: { PORT: '0', API_TOKENS: TOKEN, PLANT_STORE_DEV_DIR: DEV_DIR }, detached: true });
   seen.add(start.pid);
   return start;
 }

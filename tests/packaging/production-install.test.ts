@@ -109,6 +109,34 @@ describe("a production install as README's Production section makes it, plus dis
   });
 });
 
+/** What a clone of this tree holds: the files git tracks, and new ones it does not ignore, as they are now. */
+async function cloneOfThisTree(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'plant-store-clone-'));
+  const { stdout } = await runToEnd('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: PROJECT_ROOT });
+  const files = stdout.split('\0').filter((file) => file !== '' && existsSync(join(PROJECT_ROOT, file)));
+  for (const file of files) await cp(join(PROJECT_ROOT, file), join(dir, file));
+  return dir;
+}
+
+describe('git clone, then npm ci --omit=dev', () => {
+  let dir = '';
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // TypeScript is installed here too, as a peer of tRPC: `prepare` must still not build without the dev dependencies.
+  it('installs the production dependencies without building, and prints no install script to review', async () => {
+    dir = await cloneOfThisTree();
+    expect(existsSync(join(dir, 'tsconfig.build.json'))).toBe(true);
+    const { stdout } = await runToEnd('npm', ['ci', '--omit=dev', ...NPM_FLAGS], { cwd: dir });
+    expect(existsSync(join(dir, 'node_modules', 'typescript'))).toBe(true);
+    expect(existsSync(join(dir, 'dist'))).toBe(false);
+    const installed = await installedPackages(dir);
+    expect(installed.filter((name) => DEV_ONLY.includes(name) && name !== 'typescript')).toStrictEqual([]);
+    expect(stdout).not.toMatch(/install scripts|allowScripts/);
+  }, 180_000);
+});
+
 describe('npm ci --omit=dev alone', () => {
   let dir = '';
   afterAll(async () => {

@@ -2,6 +2,9 @@
 // replays them: the running service then delivers them with their original webhook-id.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '@plant-store/service-launcher';
@@ -12,9 +15,9 @@ const CLI = fileURLToPath(new URL('../../dist/server/webhooks-failed.js', import
 const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);
 
-/** Runs the built CLI as `npm run webhooks:failed` does, with only MONGODB_URI set. */
-async function runCli(mongoUri: string, args: string[] = []): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', MONGODB_URI: mongoUri } });
+/** Runs the built CLI as `npm run webhooks:failed` does, with only MONGODB_URI set (and `env`). */
+async function runCli(mongoUri: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', MONGODB_URI: mongoUri, ...env } });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -67,9 +70,22 @@ describe('npm run webhooks:failed', () => {
     expect(child.output).toContain('--help');
   });
 
-  it('says what it needs without MONGODB_URI', async () => {
-    const child = await runCli('');
-    expect(child.code).toBe(2);
-    expect(child.output).toContain('MONGODB_URI must be set');
+  it('says what it needs without MONGODB_URI in production', async () => {
+    const child = await runCli('', [], { NODE_ENV: 'production', API_TOKENS: 'a-token' });
+    expect(child.code).toBe(1);
+    expect(child.output).toBe('Invalid configuration:\n  MONGODB_URI must be set when NODE_ENV=production\n');
+  });
+
+  it('without MONGODB_URI in development, and no embedded MongoDB running, says to start one or set MONGODB_URI', async () => {
+    const devDir = await mkdtemp(join(tmpdir(), 'plant-store-dev-'));
+    try {
+      const child = await runCli('', [], { PLANT_STORE_DEV_DIR: devDir });
+      expect(child.code).toBe(2);
+      expect(child.output).toBe(
+        `MONGODB_URI is not set, and no embedded MongoDB is running on ${devDir} (npm start and npm run dev record its address in ${join(devDir, 'mongodb-uri')}): start one, or set MONGODB_URI\n`,
+      );
+    } finally {
+      await rm(devDir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OpenApiRouter } from 'trpc-to-openapi';
 import { installedVersion, versionMismatches, type VersionMismatch } from './installed-versions.js';
 import type { FastHandlersOptions } from './options.js';
-import { registerFastRestRoutes } from './rest-routes.js';
+import { registerFastRestRoutes, type RestRouteHooks } from './rest-routes.js';
 import { restOperations } from './rest-operations.js';
 import { createDirectCall } from './trpc-direct-call.js';
 
@@ -11,9 +11,9 @@ export interface FastHandlers {
   /**
    * Mounts the REST operations on `rest` (a Fastify instance or encapsulated context, its own
    * hooks and parsers already set): one route per operation, and a `/*` catch-all that answers
-   * every other path and method as trpc-to-openapi's handler does.
+   * every other path and method as trpc-to-openapi's handler does, each with the `hooks` given.
    */
-  registerRestRoutes(rest: FastifyInstance): void;
+  registerRestRoutes(rest: FastifyInstance, hooks?: RestRouteHooks): void;
   /**
    * The answer to a request of the /trpc route for the procedure at `path`, when it is a single
    * call; undefined, decided at once, when tRPC's own request handler must answer it.
@@ -37,8 +37,8 @@ export function createFastHandlers<TRouter extends OpenApiRouter, TContext exten
   const tryTrpcCall = createDirectCall({ router, createContext, ...trpc });
   return {
     handlers: {
-      registerRestRoutes: (instance) => {
-        registerFastRestRoutes(instance, { router, createContext, operations, ...rest });
+      registerRestRoutes: (instance, hooks) => {
+        registerFastRestRoutes(instance, { router, createContext, operations, ...rest }, hooks);
       },
       tryTrpcCall,
     },

@@ -20,4 +20,5 @@ export { createFastHandlers, type FastHandlers, type FastPath } from './fast-han
 export { describeMismatches, INTERNALS_READ, testedVersions, type VersionMismatch } from './installed-versions.js';
 export type { FastHandlersOptions, RestAnswer, RestMeta, RestOptions, TrpcOptions } from './options.js';
 export { restOperations, type RestOperation } from './rest-operations.js';
+export type { RestRouteHooks } from './rest-routes.js';
 export { procedureEntries, trpcErrorBody, type ProcedureEntry } from './router-reading.js';

@@ -1,5 +1,5 @@
 import type { NodeHTTPResponse } from '@trpc/server/adapters/node-http';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { createOpenApiNodeHttpHandler, type NodeHTTPRequest, type OpenApiRouter } from 'trpc-to-openapi';
 import { OpenApiRequest, OpenApiResponse } from './openapi-shims.js';
 import type { RestOptions } from './options.js';
@@ -17,6 +17,16 @@ export interface FastRestOptions<TContext> extends RestOptions<TContext> {
 type ShimRequest = OpenApiRequest & NodeHTTPRequest;
 type ShimResponse = OpenApiResponse & NodeHTTPResponse;
 
+/** Hooks the app declares on the routes as they are added. */
+export interface RestRouteHooks {
+  /** On every route that may take a body: the operations' POST, PUT and PATCH, and the catch-all. */
+  bodyPreHandler?: preHandlerHookHandler;
+  /** On the catch-all, which answers every path and method no operation's route does. */
+  catchAllOnRequest?: onRequestHookHandler;
+}
+
+const BODY_METHODS = new Set<HTTPMethods>(['POST', 'PUT', 'PATCH']);
+
 /** The methods trpc-to-openapi's own Fastify plugin serves. */
 const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
@@ -29,7 +39,7 @@ const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']
  * catch-all does, so what trpc-to-openapi does with other paths (its case-insensitive and
  * trailing-slash matching, 404 for the rest) is unchanged.
  */
-export function registerFastRestRoutes<TContext>(rest: FastifyInstance, options: FastRestOptions<TContext>): void {
+export function registerFastRestRoutes<TContext>(rest: FastifyInstance, options: FastRestOptions<TContext>, hooks: RestRouteHooks = {}): void {
   const { router, createContext, onError, responseMeta, operations, mapOutput } = options;
   const runnerRouter: OpenApiRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as OpenApiRouter['createCaller'] };
   const handle = createOpenApiNodeHttpHandler<OpenApiRouter, ShimRequest, ShimResponse>({
@@ -44,6 +54,16 @@ export function registerFastRestRoutes<TContext>(rest: FastifyInstance, options:
     return reply;
   };
   const directCallOf = createRestDirectCall({ createContext, onError, responseMeta, mapOutput }, operations);
-  for (const operation of operations) rest.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handler) });
-  rest.route({ method: OPENAPI_METHODS, url: '/*', handler });
+  const { bodyPreHandler, catchAllOnRequest } = hooks;
+  for (const operation of operations) {
+    const takesBody = BODY_METHODS.has(operation.method);
+    rest.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handler), ...(takesBody && bodyPreHandler && { preHandler: bodyPreHandler }) });
+  }
+  rest.route({
+    method: OPENAPI_METHODS,
+    url: '/*',
+    handler,
+    ...(catchAllOnRequest && { onRequest: catchAllOnRequest }),
+    ...(bodyPreHandler && { preHandler: bodyPreHandler }),
+  });
 }

@@ -12,9 +12,21 @@ import { decodeRequest, encodeReply } from './wire/opcodes.js';
 
 export interface Shared {
   store: Store;
+  /** Writes the journal and waits for the disk; unset when the data lives in memory only. */
+  journal: { flush(): void } | undefined;
   cursors: CursorRegistry;
   failPoints: FailPoints;
   server: ServerInfo;
+}
+
+/** As mongod, which stops rather than answer writes it cannot journal (a full or failing disk). */
+function flushOrExit(shared: Shared): void {
+  try {
+    shared.journal?.flush();
+  } catch (error) {
+    log('E', 'STORAGE', 22435, 'Writing the journal failed: exiting without answering', { error: error instanceof Error ? error.message : String(error) });
+    process.exit(14);
+  }
 }
 
 export function serveConnection(socket: Socket, connectionId: number, shared: Shared): void {
@@ -34,6 +46,8 @@ export function serveConnection(socket: Socket, connectionId: number, shared: Sh
       for (const message of splitter.push(chunk)) {
         const request = decodeRequest(message);
         const reply = runCommand({ ...shared, connectionId, db: request.db, command: request.command });
+        // Journalled before it is answered: a write acknowledged is a write a crash keeps.
+        flushOrExit(shared);
         if (reply.code === 1) log('E', 'COMMAND', 21962, 'Internal error while running a command', { command: commandName(request.command), error: reply.errmsg });
         if (!request.noReply) socket.write(encodeReply(request, reply));
       }

@@ -27,12 +27,17 @@ export interface ServerOptions {
   bindIps: readonly string[];
   testCommands: boolean;
   onShutdown: () => void;
+  /** The data, loaded from the dbpath by the caller; unset: a new, empty, in-memory one. */
+  store?: Store;
+  /** Makes the changes of a command durable before it is answered; unset: data lives in memory only. */
+  journal?: Shared['journal'];
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   let connectionCount = 0;
   const shared: Shared = {
-    store: new Store(),
+    store: options.store ?? new Store(),
+    journal: options.journal,
     cursors: new CursorRegistry(),
     failPoints: new FailPoints(),
     server: { port: options.port, startedAt: new Date(), testCommands: options.testCommands, requestShutdown: options.onShutdown },

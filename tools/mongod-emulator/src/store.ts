@@ -1,6 +1,7 @@
 // The in-memory data: databases holding collections, each a Map from the canonical key of `_id` to
 // the stored document (insertion-ordered, which is the natural order mongod returns without a sort).
 // Stored documents are never mutated in place: updates replace them, so cursors may hold references.
+// Every change is also told, as a Change, to whoever keeps the data on disk (storage/durable-store.ts).
 import { ObjectId, UUID } from 'bson';
 import { CommandError } from './errors.js';
 import { duplicateKeyError, Index, type IndexSpec } from './indexes.js';
@@ -24,6 +25,19 @@ function idLookup(condition: unknown): unknown[] | undefined {
 
 const ID_INDEX: IndexSpec = { name: '_id_', key: { _id: 1 }, unique: true, sparse: false };
 
+/** One change to the data, as the journal records it and replays it. */
+export type Change =
+  | { op: 'create'; db: string; coll: string }
+  | { op: 'insert'; db: string; coll: string; doc: Doc }
+  | { op: 'replace'; db: string; coll: string; doc: Doc }
+  | { op: 'remove'; db: string; coll: string; id: unknown }
+  | { op: 'createIndex'; db: string; coll: string; spec: IndexSpec }
+  | { op: 'dropIndex'; db: string; coll: string; name: string }
+  | { op: 'dropCollection'; db: string; coll: string }
+  | { op: 'dropDatabase'; db: string };
+
+export type ChangeListener = (change: Change) => void;
+
 export class Collection {
   readonly uuid = new UUID();
   readonly indexes = new Map<string, Index>();
@@ -32,6 +46,7 @@ export class Collection {
   constructor(
     readonly db: string,
     readonly name: string,
+    private readonly changed: ChangeListener,
   ) {}
 
   get ns(): string {
@@ -79,6 +94,7 @@ export class Collection {
     this.checkUnique(doc, idKey);
     this.docs.set(idKey, doc);
     for (const index of this.indexes.values()) index.add(doc, idKey);
+    this.changed({ op: 'insert', db: this.db, coll: this.name, doc });
   }
 
   replace(previous: Doc, next: Doc): void {
@@ -87,12 +103,14 @@ export class Collection {
     for (const index of this.indexes.values()) index.remove(previous, idKey);
     for (const index of this.indexes.values()) index.add(next, idKey);
     this.docs.set(idKey, next);
+    this.changed({ op: 'replace', db: this.db, coll: this.name, doc: next });
   }
 
   remove(doc: Doc): void {
     const idKey = canonicalKey(doc._id);
     for (const index of this.indexes.values()) index.remove(doc, idKey);
     this.docs.delete(idKey);
+    this.changed({ op: 'remove', db: this.db, coll: this.name, id: doc._id });
   }
 
   /** Builds an index over the existing documents; a unique one fails on duplicates like mongod. */
@@ -106,6 +124,16 @@ export class Collection {
       index.add(doc, idKey);
     }
     this.indexes.set(spec.name, index);
+    this.changed({ op: 'createIndex', db: this.db, coll: this.name, spec });
+  }
+
+  dropIndex(name: string): void {
+    if (this.indexes.delete(name)) this.changed({ op: 'dropIndex', db: this.db, coll: this.name, name });
+  }
+
+  /** The index specifications besides `_id_`, in creation order. */
+  secondaryIndexSpecs(): IndexSpec[] {
+    return [...this.indexes.values()].map((index) => index.spec);
   }
 
   indexSpecs(): Doc[] {
@@ -122,6 +150,11 @@ function validateName(kind: 'database' | 'collection', name: string): void {
 
 export class Store {
   private readonly databases = new Map<string, Map<string, Collection>>();
+  /** Told every change once it is made in memory; unset, the data lives in memory only. */
+  onChange: ChangeListener | undefined;
+  private readonly changed: ChangeListener = (change) => {
+    this.onChange?.(change);
+  };
 
   collection(db: string, name: string): Collection | undefined {
     return this.databases.get(db)?.get(name);
@@ -138,8 +171,9 @@ export class Store {
       collections = new Map();
       this.databases.set(db, collections);
     }
-    const collection = new Collection(db, name);
+    const collection = new Collection(db, name, this.changed);
     collections.set(name, collection);
+    this.changed({ op: 'create', db, coll: name });
     return { collection, created: true };
   }
 
@@ -152,11 +186,12 @@ export class Store {
     const collection = collections?.get(name);
     collections?.delete(name);
     if (collections?.size === 0) this.databases.delete(db);
+    if (collection) this.changed({ op: 'dropCollection', db, coll: name });
     return collection;
   }
 
   dropDatabase(db: string): void {
-    this.databases.delete(db);
+    if (this.databases.delete(db)) this.changed({ op: 'dropDatabase', db });
   }
 
   databaseNames(): string[] {

@@ -3,6 +3,9 @@
 // exact BSON type of every stored value survives until it is serialized back to the client.
 import type { Binary, BSONRegExp, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
 
+/** How BSON is read, off the wire and off the disk: every value keeps the BSON type it was written with. */
+export const BSON_READ_OPTIONS = { promoteValues: false, promoteLongs: false, promoteBuffers: false, bsonRegExp: true } as const;
+
 export interface Doc {
   [key: string]: unknown;
 }

@@ -71,7 +71,7 @@ const dropIndexes: CommandHandler = (context) => {
     if (name === '_id_') throw new CommandError('InvalidOptions', 'cannot drop _id index');
     if (!collection.indexes.has(name)) throw new CommandError('IndexNotFound', `index not found with name [${name}]`);
   }
-  for (const name of names) collection.indexes.delete(name);
+  for (const name of names) collection.dropIndex(name);
   const reply: Doc = { nIndexesWas: new Int32(before) };
   if (context.command.index === '*') reply.msg = 'non-_id indexes dropped for collection';
   return reply;

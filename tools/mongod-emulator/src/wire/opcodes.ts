@@ -1,7 +1,7 @@
 // Decoding of the request opcodes the driver uses (OP_MSG, and OP_QUERY for the legacy first
 // hello), and encoding of replies (OP_MSG, or OP_REPLY to an OP_QUERY).
 import { deserialize, serialize } from 'bson';
-import type { Doc } from '../values.js';
+import { BSON_READ_OPTIONS, type Doc } from '../values.js';
 import { HEADER_SIZE, ProtocolError, type RawMessage } from './framing.js';
 
 export const OP_REPLY = 1;
@@ -13,8 +13,6 @@ const MORE_TO_COME = 1 << 1;
 // Bits 0-15 are "required": a receiver must reject ones it does not know.
 const KNOWN_REQUIRED_FLAGS = CHECKSUM_PRESENT | MORE_TO_COME;
 
-// Keep BSON wrappers (Int32, Int64, Double, Decimal128, regexes...) so stored values round-trip exactly.
-const DESERIALIZE_OPTIONS = { promoteValues: false, promoteLongs: false, promoteBuffers: false, bsonRegExp: true } as const;
 
 export interface Request {
   requestId: number;
@@ -30,7 +28,7 @@ function readDocument(buffer: Buffer, offset: number, end: number): { doc: Doc; 
   const size = buffer.readInt32LE(offset);
   if (size < 5 || offset + size > end) throw new ProtocolError(`invalid BSON document size ${size}`);
   try {
-    const doc = deserialize(buffer.subarray(offset, offset + size), DESERIALIZE_OPTIONS);
+    const doc = deserialize(buffer.subarray(offset, offset + size), BSON_READ_OPTIONS);
     return { doc, next: offset + size };
   } catch (error) {
     throw new ProtocolError(`invalid BSON: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,5 +1,8 @@
 // Spawns bin/mongod directly, for the process and wire tests and the driver suite's global setup.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ensureBuilt } from '@plant-store/mongod-emulator';
 
 /** The package's own launcher; a missing build fails here, saying how to build it. */
@@ -23,14 +26,21 @@ export interface RunningEmulator {
   stop: () => Promise<void>;
 }
 
-export function startEmulator(extraArgs: readonly string[] = []): Promise<RunningEmulator> {
+export interface StartOptions {
+  /** A dbpath to keep (the durability tests); unset: a new one, removed when the emulator stops. */
+  dbpath?: string;
+}
+
+export function startEmulator(extraArgs: readonly string[] = [], { dbpath }: StartOptions = {}): Promise<RunningEmulator> {
   const startedAt = performance.now();
-  const child = spawn(EMULATOR_BIN, ['--port', '0', '--dbpath', '/tmp', ...extraArgs]);
+  const ownDbpath = dbpath === undefined ? mkdtempSync(join(tmpdir(), 'mongod-emulator-')) : undefined;
+  const child = spawn(EMULATOR_BIN, ['--port', '0', '--dbpath', dbpath ?? ownDbpath ?? '', ...extraArgs]);
   let out = '';
   let err = '';
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => {
+      if (ownDbpath !== undefined) rmSync(ownDbpath, { recursive: true, force: true });
       resolve({ code, signal });
     });
   });
