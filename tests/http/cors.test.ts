@@ -30,6 +30,20 @@ describe('CORS', () => {
     expect(String(response.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
   });
 
+  it('lets a browser PATCH with If-Match and read the ETag', async () => {
+    const response = await testApp.app.inject({
+      method: 'OPTIONS',
+      url: '/plants/1',
+      headers: { origin: ALLOWED, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, content-type, if-match' },
+    });
+    expect(response.statusCode).toBe(204);
+    expect(String(response.headers['access-control-allow-methods']).split(/, */)).toContain('PATCH');
+    expect(String(response.headers['access-control-allow-headers']).toLowerCase().split(/, */)).toEqual(expect.arrayContaining(['if-match', 'if-none-match']));
+    const created = await postPlant(testApp.app, { id: 3, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
+    expect(created.headers.etag).toMatch(/^"/);
+    expect(String(created.headers['access-control-expose-headers']).split(/, */)).toContain('etag');
+  });
+
   it('lets a listed origin read the answer of the real request', async () => {
     const response = await postPlant(testApp.app, { id: 1, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
     expect(response.statusCode).toBe(200);
