@@ -19,6 +19,7 @@ const PAGE = 'docs/clients.md';
 const TYPES = 'plant-store-types.ts';
 const CLIENT = 'rest-client.ts';
 const RECEIVER = 'webhook-receiver.ts';
+const CONDITIONAL = 'conditional-update.ts';
 
 interface Program {
   text: string;
@@ -71,8 +72,8 @@ describe('the REST client and webhook receiver of docs/clients.md, set up and ru
     await rm(root, { recursive: true, force: true });
   });
 
-  it('are three named programs, each with the command that runs it', () => {
-    expect([...programs.keys()]).toStrictEqual([TYPES, CLIENT, RECEIVER]);
+  it('are four named programs, each with the command that runs it', () => {
+    expect([...programs.keys()]).toStrictEqual([TYPES, CLIENT, CONDITIONAL, RECEIVER]);
     for (const [name, { command }] of programs) expect(command).toBe(`npx tsx ${name}`);
   });
 
@@ -109,6 +110,11 @@ describe('the REST client and webhook receiver of docs/clients.md, set up and ru
     const clientOutput = documentedOutput(programs.get(CLIENT)?.text ?? '');
     expect(clientOutput.join('\n')).toMatch(/9007199254740993n/);
     expect(client.output().trimEnd().split('\n')).toStrictEqual(clientOutput);
+
+    // The conditional update meets another client's change, gets 412, reads again and wins on its retry.
+    const conditional = run('bash', shell(programs.get(CONDITIONAL)?.command ?? ''), { cwd: dir, env });
+    expect(await conditional.exited, conditional.output()).toStrictEqual({ code: 0, signal: null });
+    expect(conditional.output().trimEnd().split('\n')).toStrictEqual(documentedOutput(programs.get(CONDITIONAL)?.text ?? ''));
 
     // Each plant the client created is delivered, signed: the receiver prints what its program says for it.
     const [receiverOutput] = documentedOutput(programs.get(RECEIVER)?.text ?? '');
