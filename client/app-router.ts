@@ -1,4 +1,4 @@
-import type { AnyRouter, TRPCBuiltRouter, TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
+import type { AnyRouter, inferRouterError, inferTRPCClientTypes, TRPCBuiltRouter, TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
 import type { AppRouter as ServiceRouter } from '../routers/app.js';
 
 /** An answer as the client hands it over: every plant's `id` a bigint (int64-links.ts makes it so). */
@@ -11,6 +11,9 @@ type ClientProcedure<P> =
       ? TRPCMutationProcedure<{ input: Def['input']; output: WithBigintIds<Def['output']>; meta: object; errorShape: Def['errorShape'] }>
       : never;
 
+/** A router's procedures, by name: what it holds besides tRPC's own `_def` and `createCaller`. */
+type ProcedureName<Router> = Exclude<keyof Router, '_def' | 'createCaller'>;
+
 /** Only the compiler calls it: the type of its answer is the router as a client sees it. */
 function clientView<Router extends AnyRouter>() {
   return undefined as unknown as TRPCBuiltRouter<
@@ -18,10 +21,10 @@ function clientView<Router extends AnyRouter>() {
       ctx: object;
       // A client reads no procedure's meta (the REST answers and their examples are the server's).
       meta: object;
-      errorShape: Router['_def']['_config']['$types']['errorShape'];
-      transformer: Router['_def']['_config']['$types']['transformer'];
+      errorShape: inferRouterError<Router>;
+      transformer: inferTRPCClientTypes<Router>['transformer'];
     },
-    { [Name in keyof Router['_def']['record']]: ClientProcedure<Router['_def']['record'][Name]> }
+    { [Name in ProcedureName<Router>]: ClientProcedure<Router[Name]> }
   >;
 }
 
