@@ -9,6 +9,7 @@ import {
   PlantIdInputSchema,
   PlantSchema,
   StoredPlantSchema,
+  UpdatePlantInputSchema,
   type AppConfig,
   type Plant,
   type PlantStore,
@@ -42,6 +43,7 @@ export async function buildBaselineApp(config: AppConfig, store: PlantStore): Pr
   app.post(BASELINE_PATH, createPlantRoute(verifyToken, store));
   app.get(BASELINE_PATH, listPlantsRoute(verifyToken, store));
   app.delete(`${BASELINE_PATH}/:id`, deletePlantRoute(verifyToken, store, REST_DELETE));
+  app.patch(`${BASELINE_PATH}/:id`, updatePlantRoute(verifyToken, store));
   app.post(BASELINE_DELETE_BY_BODY_PATH, deletePlantRoute(verifyToken, store, BODY_DELETE));
   return app;
 }
@@ -89,7 +91,7 @@ function listPlantsRoute(verifyToken: TokenVerifier, store: PlantStore) {
     const input = ListPlantsInputSchema.safeParse(request.query);
     if (!input.success) return badRequest(reply, input.error);
     const limit = input.data.limit ?? DEFAULT_LIST_LIMIT;
-    const { plants, more } = await store.list({ limit, after: input.data.after });
+    const { plants, more } = await store.list({ limit, after: input.data.after, tag: input.data.tag });
     const page = PlantListSchema.parse(plants);
     const last = page.at(-1);
     if (more && last) {
@@ -100,6 +102,19 @@ function listPlantsRoute(verifyToken: TokenVerifier, store: PlantStore) {
     }
     // As the service: bigints made writable by JSON.stringify (as markers on Node 20, written back as numbers by the app's onSend hook).
     return int64Json.writable(page);
+  };
+}
+
+/** `PATCH /plants/{id}` with a merge patch: the plant as changed, its ids written exactly. */
+function updatePlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
+  return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<unknown> => {
+    if (refusedToken(verifyToken, request, reply)) return reply;
+    const input = UpdatePlantInputSchema.safeParse({ ...(request.body as object), id: request.params.id });
+    if (!input.success) return badRequest(reply, input.error);
+    const { id, name, tag } = input.data;
+    const changed = await store.update(id, { name, tag });
+    // The output schema is strict: the plant without the store's revision.
+    return int64Json.writable(StoredPlantSchema.parse({ id: changed.id, name: changed.name, ...(changed.tag !== undefined && { tag: changed.tag }) }));
   };
 }
 

@@ -2,13 +2,26 @@ import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import type { Request } from 'autocannon';
 import { BASELINE_DELETE_BY_BODY_PATH, BASELINE_PATH } from './baseline-app.js';
 import type { PeerKind, ServerKind } from './child-protocol.js';
-import { createPlantRequest, deleteByBodyRequest, deleteByPathRequest, getRequest, LIST_LIMIT, PLANT_NAME, PLANT_TAG } from './plant-requests.js';
+import {
+  CHANGED_NAME,
+  createPlantRequest,
+  deleteByBodyRequest,
+  deleteByPathRequest,
+  getRequest,
+  LIST_LIMIT,
+  PLANT_NAME,
+  PLANT_TAG,
+  updateByBodyRequest,
+  updateRequest,
+} from './plant-requests.js';
 
 /** What every answer of a contender must be: its status, its body (undefined: empty) and its Link header. */
 export interface ExpectedAnswer {
   status: number;
   body: unknown;
   link?: string;
+  /** The body when it depends on the request (the id an update names), from the request's path or body. */
+  bodyFor?: (request: { path: string; body: string | undefined }) => unknown;
 }
 
 /** One way of doing an operation over HTTP that the benchmark times. */
@@ -32,7 +45,7 @@ export interface Contender {
   judgedAgainst?: string;
 }
 
-export type OperationName = 'create' | 'list' | 'delete';
+export type OperationName = 'create' | 'list' | 'list-by-tag' | 'update' | 'delete';
 
 /** An operation the benchmark times, with its contenders: the baseline first, as every ratio is to it. */
 export interface Operation {
@@ -111,6 +124,77 @@ export const LIST: Operation = {
   ],
 };
 
+const tagInput = encodeURIComponent(JSON.stringify({ limit: LIST_LIMIT, tag: PLANT_TAG }));
+const nextTagPageLink = (path: string) => `<${path}?tag=${PLANT_TAG}&limit=${LIST_LIMIT}&after=${LIST_LIMIT}>; rel="next"`;
+
+/** The list filtered by one tag: every seeded plant has it, so a page is as long as the whole list's. */
+export const LIST_BY_TAG: Operation = {
+  name: 'list-by-tag',
+  title: `list by tag (a page of ${LIST_LIMIT})`,
+  contenders: [
+    {
+      label: BASELINE_LABEL,
+      server: 'baseline',
+      request: (token) => getRequest(`${BASELINE_PATH}?tag=${PLANT_TAG}&limit=${LIST_LIMIT}`, token),
+      expected: { status: 200, body: firstPage, link: nextTagPageLink(BASELINE_PATH) },
+    },
+    {
+      label: `GET /plants?tag=${PLANT_TAG}&limit=${LIST_LIMIT} (trpc-to-openapi)`,
+      row: REST_ROW,
+      server: 'service',
+      request: (token) => getRequest(`/plants?tag=${PLANT_TAG}&limit=${LIST_LIMIT}`, token),
+      expected: { status: 200, body: firstPage, link: nextTagPageLink('/plants') },
+    },
+    {
+      label: '/trpc/listPlants by tag (tRPC)',
+      row: TRPC_ROW,
+      server: 'service',
+      request: (token) => getRequest(`/trpc/listPlants?input=${tagInput}`, token),
+      expected: { status: 200, body: { result: { data: firstPage } } },
+    },
+  ],
+};
+
+const REST_CREATE_REFERENCE = 'reference: POST /plants (trpc-to-openapi), a create on the same store';
+const TRPC_CREATE_REFERENCE = 'reference: /trpc/createPlant (tRPC), a create on the same store';
+/** The changed plant an update answers: the id it named, from its path or its body. */
+const changed = (id: string) => ({ id: Number(id), name: CHANGED_NAME, tag: PLANT_TAG });
+const idOfPath = ({ path }: { path: string }) => changed(path.slice(path.lastIndexOf('/') + 1));
+const idOfBody = ({ body }: { body: string | undefined }) => changed(String((JSON.parse(body ?? '{}') as { id?: number }).id));
+
+/** A change of a stored plant, judged against a create on the same store: it may cost no more server CPU. */
+export const UPDATE: Operation = {
+  name: 'update',
+  title: 'update (a stored plant renamed each request)',
+  contenders: [
+    { label: BASELINE_LABEL, server: 'baseline', request: (token) => updateRequest(BASELINE_PATH, token, 'application/json'), expected: { status: 200, body: undefined, bodyFor: idOfPath } },
+    {
+      label: 'PATCH /plants/{id} (trpc-to-openapi)',
+      row: REST_ROW,
+      server: 'service',
+      request: (token) => updateRequest('/plants', token),
+      expected: { status: 200, body: undefined, bodyFor: idOfPath },
+      judgedAgainst: REST_CREATE_REFERENCE,
+    },
+    {
+      label: '/trpc/updatePlant (tRPC)',
+      row: TRPC_ROW,
+      server: 'service',
+      request: (token) => updateByBodyRequest('/trpc/updatePlant', token),
+      expected: { status: 200, body: undefined, bodyFor: (request) => ({ result: { data: idOfBody(request) } }) },
+      judgedAgainst: TRPC_CREATE_REFERENCE,
+    },
+    { label: REST_CREATE_REFERENCE, server: 'service', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
+    {
+      label: TRPC_CREATE_REFERENCE,
+      server: 'service',
+      request: (token) => createPlantRequest('/trpc/createPlant', token),
+      expected: { status: 200, body: { result: { data: plant } } },
+      reference: true,
+    },
+  ],
+};
+
 const TRPC_WIRE_SHAPE_DELETE = "reference: the baseline in tRPC's wire shape (JSON body in, JSON answer out)";
 
 export const DELETE: Operation = {
@@ -139,7 +223,7 @@ export const DELETE: Operation = {
   ],
 };
 
-export const OPERATIONS: readonly Operation[] = [CREATE, LIST, DELETE];
+export const OPERATIONS: readonly Operation[] = [CREATE, LIST, LIST_BY_TAG, UPDATE, DELETE];
 
 /** Sends the contender's request once and checks the whole answer, so a wrong answer cannot pass for a fast one. */
 export async function checkAnswers(contender: Contender, baseUrl: string, token: string): Promise<void> {
@@ -151,7 +235,8 @@ export async function checkAnswers(contender: Contender, baseUrl: string, token:
     body: typeof request.body === 'string' ? request.body : undefined,
   });
   const text = await response.text();
-  const { status, body, link } = contender.expected;
+  const { status, link, bodyFor } = contender.expected;
+  const body = bodyFor ? bodyFor({ path: request.path ?? '/', body: typeof request.body === 'string' ? request.body : undefined }) : contender.expected.body;
   strictEqual(response.status, status, `${contender.label}: expected ${status}, got ${response.status} ${text}`);
   if (body === undefined) strictEqual(text, '', `${contender.label}: expected an empty body`);
   else deepStrictEqual(JSON.parse(text), body, `${contender.label}: unexpected body`);

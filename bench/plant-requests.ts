@@ -49,6 +49,10 @@ export class IdSequence {
 }
 
 export const deleteIds = new IdSequence();
+/** The ids update requests name: with MongoDB, a pool stored before each round, each changed once. */
+export const updateIds = new IdSequence();
+/** The name every update gives: each changes a plant named PLANT_NAME, so every one is a real change. */
+export const CHANGED_NAME = 'Variegated monstera';
 
 /** `DELETE <path>/<id>`, a new id from `deleteIds` each time. */
 export function deleteByPathRequest(path: string, token: string): Request {
@@ -58,4 +62,23 @@ export function deleteByPathRequest(path: string, token: string): Request {
 /** `POST <path>` with `{"id": <id>}`, a new id from `deleteIds` each time. */
 export function deleteByBodyRequest(path: string, token: string): Request {
   return { method: 'POST', path, headers: jsonWithBearer(token), setupRequest: (request) => ({ ...request, body: `{"id":${deleteIds.take()}}` }) };
+}
+
+/**
+ * `PATCH <path>/<id>` renaming the plant, a new id from `updateIds` each time: as a merge patch, or as JSON
+ * (which the service takes too) for the baseline route, outside the service's REST routes that read merge patches.
+ */
+export function updateRequest(path: string, token: string, contentType = 'application/merge-patch+json'): Request {
+  return {
+    method: 'PATCH',
+    path,
+    headers: { 'content-type': contentType, ...bearer(token) },
+    body: `{"name":"${CHANGED_NAME}"}`,
+    setupRequest: (request) => ({ ...request, path: `${path}/${updateIds.take()}` }),
+  };
+}
+
+/** `POST <path>` with tRPC's `{"id": <id>, "name": …}`, a new id from `updateIds` each time. */
+export function updateByBodyRequest(path: string, token: string): Request {
+  return { method: 'POST', path, headers: jsonWithBearer(token), setupRequest: (request) => ({ ...request, body: `{"id":${updateIds.take()},"name":"${CHANGED_NAME}"}` }) };
 }

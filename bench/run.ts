@@ -15,7 +15,7 @@ import { CREATE, OPERATIONS, checkAnswers, type Contender, type Operation } from
 import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { observedServiceEnv, startCollectorStub } from './observed-service.js';
-import { deleteIds } from './plant-requests.js';
+import { deleteIds, updateIds } from './plant-requests.js';
 import { formatPeerTargets, formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
 import { formatResultsSection, type MeasuredOperation } from './results-table.js';
 import { ServerProcess, STEADY_HEAP_FLAGS } from './server-process.js';
@@ -25,7 +25,7 @@ const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     store: { type: 'string', default: 'both' }, // noop | mongo | both
-    operations: { type: 'string', default: 'create,list,delete' },
+    operations: { type: 'string', default: 'create,list,list-by-tag,update,delete' },
     'cpu-prof': { type: 'boolean', default: false },
   },
 });
@@ -81,15 +81,15 @@ function storePreparation(operation: Operation, db: BenchDatabase | undefined) {
     beforeOperation: async () => {
       if (!db || operation.name === 'create') return;
       await db.empty();
-      if (operation.name === 'list') await db.fill(1, LIST_SEED);
+      if (operation.name === 'list' || operation.name === 'list-by-tag') await db.fill(1, LIST_SEED);
     },
     beforeRound: async (seconds: number) => {
-      if (!db || operation.name !== 'delete') return;
+      if (!db || (operation.name !== 'delete' && operation.name !== 'update')) return;
       await db.empty();
       // One more for the answer checked before the warm-up.
       const count = Math.ceil(seconds * DELETE_POOL_PER_SECOND) + 1;
       await db.fill(nextPoolId, count);
-      deleteIds.restart(nextPoolId);
+      (operation.name === 'delete' ? deleteIds : updateIds).restart(nextPoolId);
       nextPoolId += count;
     },
   };
