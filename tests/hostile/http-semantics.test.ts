@@ -120,7 +120,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
   it('a known path asked with a method it does not serve answers 405 with Allow and an Error body', async () => {
     const served: Record<string, string[]> = {
       '/plants': ['GET', 'HEAD', 'POST'],
-      [`/plants/${stored[0] ?? 1}`]: ['GET', 'HEAD', 'DELETE'],
+      [`/plants/${stored[0] ?? 1}`]: ['GET', 'HEAD', 'PATCH', 'DELETE'],
       '/healthz': ['GET', 'HEAD'],
       '/readyz': ['GET', 'HEAD'],
       '/openapi.json': ['GET', 'HEAD'],
