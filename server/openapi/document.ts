@@ -5,8 +5,7 @@ import type { AppRouter } from '../../routers/app.js';
 import type { Scope } from '../../routers/auth.js';
 import type { ConditionalRequests, OperationAnswers, ProcedureMeta } from '../../routers/procedure-meta.js';
 import { ErrorSchema } from '../../schemas/error.js';
-import { HTTP_LAYER_EXAMPLES, ID_PARAMETER_EXAMPLES, MONSTERA, type OperationExample } from '../../schemas/examples.js';
-import { entityTagOf } from '../../routers/entity-tags.js';
+import { HTTP_LAYER_EXAMPLES, ID_PARAMETER_EXAMPLES, type OperationExample } from '../../schemas/examples.js';
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
 import { writableJson } from '../http/int64-edge.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
@@ -128,8 +127,8 @@ function declareConditionalRequests(operation: OpenApiOperation, conditional: Co
       name: 'If-Match',
       in: 'header',
       description: 'Change only while the plant is as read: the ETag it answered (or several, comma-separated), or `*` for any. Otherwise 412, and nothing changes',
+      // No example: /docs would fill it in, and every "Try it out" would be conditional on it.
       schema: { type: 'string' },
-      examples: { asRead: { summary: 'The ETag plant 42 has as first stored', value: entityTagOf(MONSTERA, 0) }, any: { summary: 'Any version of the plant', value: '*' } },
     });
   }
   if (conditional.ifNoneMatch) {
