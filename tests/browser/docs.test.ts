@@ -114,6 +114,16 @@ describe('the API docs at /docs, in Chromium', () => {
     expect(answer.body).toEqual([{ id: 7001, name: 'Calathea', tag: 'prayer plant' }]);
   });
 
+  it('changes a plant with "Try it out", as a merge patch: 200 with the plant as changed', async () => {
+    const operation = await openOperation(page, 'PATCH', '/plants/{id}');
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.locator('tr[data-param-name="id"] input').fill('7001');
+    const answer = await execute(operation, { tag: 'zebra plant' });
+    expect(answer).toEqual({ status: '200', body: { id: 7001, name: 'Calathea', tag: 'zebra plant' } });
+    await expect.poll(async () => (await testApp.plants.findOne({ name: 'Calathea' }))?.tag).toBe('zebra plant');
+    expect(pageErrors).toEqual([]);
+  });
+
   it('deletes a plant with "Try it out": 204, and the plant is gone', async () => {
     const operation = await openOperation(page, 'DELETE', '/plants/{id}');
     await operation.getByRole('button', { name: 'Try it out' }).click();
