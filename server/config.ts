@@ -47,6 +47,10 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_LIMIT_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
+  RESPONSE_TIMEOUT_MS: positiveInt(10_000),
+  MAX_PIPELINED_REQUESTS: positiveInt(16),
+  /** Unset: the process's descriptor limit less a reserve (server/http/connection-limit.ts). */
+  MAX_CONNECTIONS: z.coerce.number().int().positive().optional(),
   TRUST_PROXY: z
     .string()
     .optional()
@@ -87,6 +91,12 @@ export interface Config extends AuthConfig {
     bodyLimit: number;
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
+    /** How long a connection may make no progress (nothing read, nothing written) while it is open. */
+    responseTimeoutMs: number;
+    /** Requests one connection may have waiting for the answers ahead of them. */
+    maxPipelinedRequests: number;
+    /** Connections open at once; undefined: from the descriptor limit. */
+    maxConnections: number | undefined;
     trustProxy: TrustProxy;
     /** Serve the API through @plant-store/fast-path (true) or the stock adapters (false): see packages/fast-path. */
     fastPath: boolean;
@@ -125,6 +135,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       throw new ConfigError(`Invalid configuration:\n  ${missing.join(' and ')} must be set when NODE_ENV=production`);
     }
   }
+  // A request may wait on MongoDB (a create: two operations) without a byte moving on its connection.
+  if (e.RESPONSE_TIMEOUT_MS <= 2 * e.MONGODB_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid configuration:\n  RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS (${e.MONGODB_TIMEOUT_MS}): a request may wait that long for MongoDB`);
+  }
   const webhooks = { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, timeoutMs: e.WEBHOOK_TIMEOUT_MS };
   const webhookProblem = webhookConfigProblem(webhooks);
   if (webhookProblem) throw new ConfigError(`Invalid configuration:\n  ${webhookProblem}`);
@@ -145,6 +159,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       bodyLimit: e.BODY_LIMIT_BYTES,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      responseTimeoutMs: e.RESPONSE_TIMEOUT_MS,
+      maxPipelinedRequests: e.MAX_PIPELINED_REQUESTS,
+      maxConnections: e.MAX_CONNECTIONS,
       trustProxy: e.TRUST_PROXY,
       fastPath: e.FAST_PATH,
     },

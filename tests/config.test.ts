@@ -14,7 +14,7 @@ describe('loadConfig', () => {
       jwt: undefined,
       corsOrigins: [],
       mongodb: { uri: undefined, dbName: 'plantstore', timeoutMs: 3000, writeConcern: { w: 'majority', journal: true } },
-      http: { trustProxy: false },
+      http: { trustProxy: false, responseTimeoutMs: 10_000, maxPipelinedRequests: 16, maxConnections: undefined },
     });
   });
 
@@ -72,6 +72,9 @@ describe('loadConfig', () => {
     [{ AUTH_REQUIRE_AT_JWT: 'yes' }, 'AUTH_REQUIRE_AT_JWT'],
     // Fastify 5 reads a hop count as "trust no one"; saying so beats silently ignoring it.
     [{ TRUST_PROXY: '2' }, 'TRUST_PROXY'],
+    [{ RESPONSE_TIMEOUT_MS: '6000' }, 'RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS (3000)'],
+    [{ MAX_PIPELINED_REQUESTS: '0' }, 'MAX_PIPELINED_REQUESTS'],
+    [{ MAX_CONNECTIONS: 'many' }, 'MAX_CONNECTIONS'],
     [{ TRUST_PROXY: 'proxy.example' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.1,,yes' }, 'TRUST_PROXY'],
