@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
-import { acceptsAnyone, AUTH_ENV, authConfig, type AuthConfig } from './auth/auth-config.js';
+import { acceptsAnyone, AUTH_ENV, authConfig, jwksUrlProblemInProduction, type AuthConfig } from './auth/auth-config.js';
 import { listItems } from './env/env-lists.js';
 import { metricsConfig, telemetryEnv, tracingConfig, type MetricsConfig, type TracingConfig } from './observability/telemetry-config.js';
 import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecret, type WebhookConfig } from './webhooks/webhook-config.js';
@@ -134,6 +134,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (missing.length > 0) {
       throw new ConfigError(`Invalid configuration:\n  ${missing.join(' and ')} must be set when NODE_ENV=production`);
     }
+    const jwksProblem = jwksUrlProblemInProduction(auth);
+    if (jwksProblem) throw new ConfigError(`Invalid configuration:\n  ${jwksProblem}`);
   }
   // A request may wait on MongoDB (a create: two operations) without a byte moving on its connection.
   if (e.RESPONSE_TIMEOUT_MS <= 2 * e.MONGODB_TIMEOUT_MS) {

@@ -107,6 +107,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses in production an AUTH_JWKS_URL that is not https, unless its host is loopback', () => {
+    const production = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db:27017/plants', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' };
+    for (const url of ['http://id.example/jwks', 'http://10.0.0.8/jwks', 'http://127.example/jwks', 'http://[::2]/jwks']) {
+      expect(() => loadConfig({ ...production, AUTH_JWKS_URL: url })).toThrow('AUTH_JWKS_URL must be an https URL when NODE_ENV=production');
+    }
+    for (const url of ['https://id.example/jwks', 'http://127.0.0.1:8080/jwks', 'http://127.1.2.3/jwks', 'http://localhost/jwks', 'http://[::1]:9000/jwks']) {
+      expect(loadConfig({ ...production, AUTH_JWKS_URL: url }).jwt?.jwksUrl).toBe(url);
+    }
+    // Outside production, http anywhere is accepted (a test provider, a laptop).
+    expect(loadConfig({ AUTH_JWKS_URL: 'http://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }).jwt?.jwksUrl).toBe('http://id.example/jwks');
+  });
+
   it('reads named static tokens and hashes: "name value" or a bare value, as existing deployments write them', () => {
     const config = loadConfig({ API_TOKENS: 'ci-deploy s3cr3t=, dGVzdA==,dashboard  x:y@z', API_TOKEN_HASHES: ` reporting ${'AB'.repeat(32)},${'0'.repeat(64)}` });
     expect(config.apiTokens).toEqual([
