@@ -362,18 +362,18 @@ describe('a service with static tokens alone', () => {
 });
 
 describe('a key set larger than the limit (256 KiB)', () => {
-  let provider: IdentityProvider;
-  let service: ServiceProcess;
+  const running: { provider?: IdentityProvider; service?: ServiceProcess } = {};
   beforeAll(async () => {
-    provider = await startIdentityProvider();
-    service = await startService(serviceEnv(provider));
+    running.provider = await startIdentityProvider();
+    running.service = await startService(serviceEnv(running.provider));
   });
   afterAll(async () => {
-    await service.stop();
-    await provider.close();
+    await running.service?.stop();
+    await running.provider?.close();
   });
 
   it('is refused like a provider that does not answer: 503 with Retry-After, memory unmoved, keys already held still serve', async () => {
+    const { provider, service } = running as Required<typeof running>;
     const known = await provider.mint({ scope: 'plants:read' });
     expect((await callOperation(service.url, 'REST', 'listPlants', 0, known)).status).toBe(200);
     const peakBefore = await service.peakRssBytes();
