@@ -61,7 +61,8 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
     connectionTimeout: config.http.responseTimeoutMs,
     // The client address (request.ip, which the failed-auth limit counts by) behind a load balancer.
     trustProxy: config.http.trustProxy,
-    http: requestTimeoutOptions(config.http.requestTimeoutMs),
+    // A request without Host is refused by request-refusals.ts, in the app's error shape and logged.
+    http: { ...requestTimeoutOptions(config.http.requestTimeoutMs), requireHostHeader: false },
     clientErrorHandler: answerClientError,
     // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),

@@ -9,6 +9,7 @@ import { acceptsAnyone } from './auth/auth-config.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { resolveMongo, type MongoSource } from './db/mongo-source.js';
 import { devTokenBanner } from './dev/token-banner.js';
+import { logProcessWarnings } from './logs/process-warnings.js';
 import { startTracing } from './observability/telemetry.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -44,6 +45,7 @@ async function start(config: Config): Promise<Running> {
       apiTokens: devToken ? [{ name: 'development', token: devToken }] : config.apiTokens,
       mongodb: { ...config.mongodb, uri: mongo.uri },
     });
+    logProcessWarnings(app.log);
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await app?.close();

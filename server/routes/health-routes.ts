@@ -7,40 +7,78 @@ import type { PlantStore } from '../../routers/plant-store.js';
 const MAX_EVENT_LOOP_STALL_MS = 1_000;
 /** How finely the event loop's delay is sampled. */
 const SAMPLE_MS = 50;
+/** How long a stall keeps `/healthz` at 503: every probe within it sees it, whoever asked first. */
+const STALL_SIGNAL_MS = 15_000;
+/** How long one MongoDB ping answers `/readyz`, for every caller meanwhile. */
+const READY_CHECK_FRESH_MS = 100;
 
 /**
  * Probes for orchestrators; they need no token. `/healthz` (liveness): whether the process can
- * serve: its event loop has not stalled since the previous probe, and it is not shutting down (the
- * 503 of request-hooks.ts). `/readyz` (readiness): whether MongoDB answers now, within
- * MONGODB_TIMEOUT_MS. A MongoDB that is away never fails `/healthz`: restarting would not bring it
+ * serve: its event loop has not stalled since the previous probe (a stall answers 503 to every
+ * probe for STALL_SIGNAL_MS, so another caller cannot take it from the orchestrator), and it is not
+ * shutting down (the 503 of request-hooks.ts). `/readyz` (readiness): whether MongoDB answers now,
+ * within MONGODB_TIMEOUT_MS, from one ping shared by the callers of the same tenth of a second. A MongoDB that is away never fails `/healthz`: restarting would not bring it
  * back, and server/db/mongo-database.ts reconnects by itself.
  */
 export function registerHealthRoutes(app: FastifyInstance, { store }: { store: PlantStore }) {
   const delay = monitorEventLoopDelay({ resolution: SAMPLE_MS });
+  // When the stall ends with the probe's own arrival (the process was paused, say), the probe is
+  // read before the sampler's late tick: the time since the last tick tells that stall.
+  let lastTick = performance.now();
+  let ticking: NodeJS.Timeout | undefined;
   // From the first request on: start-up's own work is no stall.
   app.addHook('onReady', async () => {
     delay.enable();
+    lastTick = performance.now();
+    ticking = setInterval(() => {
+      lastTick = performance.now();
+    }, SAMPLE_MS).unref();
   });
   app.addHook('onClose', async () => {
     delay.disable();
+    clearInterval(ticking);
   });
 
+  let stall: { ms: number; until: number } | undefined;
   app.get('/healthz', async () => {
     // The histogram holds how late each sample ran, in ns, since the previous probe.
-    const stalledMs = Math.round(delay.max / 1e6) - SAMPLE_MS;
+    const stalledMs = Math.round(Math.max(delay.max / 1e6, performance.now() - lastTick)) - SAMPLE_MS;
     delay.reset();
-    if (stalledMs > MAX_EVENT_LOOP_STALL_MS) {
-      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `not healthy: the event loop stalled for ${stalledMs} ms` });
+    const now = Date.now();
+    if (stalledMs > MAX_EVENT_LOOP_STALL_MS) stall = { ms: stalledMs, until: now + STALL_SIGNAL_MS };
+    if (stall && now < stall.until) {
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `not healthy: the event loop stalled for ${stall.ms} ms` });
     }
     return { status: 'ok' };
   });
 
+  // However many callers (it needs no token), MongoDB gets at most one ping per READY_CHECK_FRESH_MS.
+  const readiness = sharedCheck(() => store.ping(), READY_CHECK_FRESH_MS);
   app.get('/readyz', async () => {
     try {
-      await store.ping();
+      await readiness();
     } catch (cause) {
       throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'not ready: the plant database does not answer', cause });
     }
     return { status: 'ready' };
   });
+}
+
+/**
+ * `check`, run by one caller for all: callers while it runs, and until `freshMs` after it started,
+ * share its outcome; the next caller after that starts another.
+ */
+function sharedCheck(check: () => Promise<unknown>, freshMs: number): () => Promise<unknown> {
+  let current: Promise<unknown> | undefined;
+  let startedAt = 0;
+  let running = false;
+  return () => {
+    if (current && (running || Date.now() - startedAt < freshMs)) return current;
+    startedAt = Date.now();
+    running = true;
+    current = check().finally(() => {
+      running = false;
+    });
+    return current;
+  };
 }
