@@ -22,16 +22,20 @@ const READY_CHECK_FRESH_MS = 100;
  */
 export function registerHealthRoutes(app: FastifyInstance, { store }: { store: PlantStore }) {
   const delay = monitorEventLoopDelay({ resolution: SAMPLE_MS });
-  // When the stall ends with the probe's own arrival (the process was paused, say), the probe is
-  // read before the sampler's late tick: the time since the last tick tells that stall.
+  // A tick of our own besides the histogram, which can miss a pause of the whole process (stopped,
+  // or its VM frozen): the longest gap between ticks, and the time since the last one when the
+  // probe itself is what ends the stall (it is then read before any late tick).
   let lastTick = performance.now();
+  let longestGap = 0;
   let ticking: NodeJS.Timeout | undefined;
   // From the first request on: start-up's own work is no stall.
   app.addHook('onReady', async () => {
     delay.enable();
     lastTick = performance.now();
     ticking = setInterval(() => {
-      lastTick = performance.now();
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - lastTick);
+      lastTick = now;
     }, SAMPLE_MS).unref();
   });
   app.addHook('onClose', async () => {
@@ -42,8 +46,9 @@ export function registerHealthRoutes(app: FastifyInstance, { store }: { store: P
   let stall: { ms: number; until: number } | undefined;
   app.get('/healthz', async () => {
     // The histogram holds how late each sample ran, in ns, since the previous probe.
-    const stalledMs = Math.round(Math.max(delay.max / 1e6, performance.now() - lastTick)) - SAMPLE_MS;
+    const stalledMs = Math.round(Math.max(delay.max / 1e6, longestGap, performance.now() - lastTick)) - SAMPLE_MS;
     delay.reset();
+    longestGap = 0;
     const now = Date.now();
     if (stalledMs > MAX_EVENT_LOOP_STALL_MS) stall = { ms: stalledMs, until: now + STALL_SIGNAL_MS };
     if (stall && now < stall.until) {

@@ -125,7 +125,6 @@ describe('probes called by strangers', () => {
     // Frozen for 3 s: for the process, its event loop stalled.
     process.kill(service.pid, 'SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    console.log('STATE', (await import('node:fs')).readFileSync(`/proc/${service.pid}/stat`, 'utf8').split(' ').slice(0, 3).join(' '));
     process.kill(service.pid, 'SIGCONT');
     const stranger = await service.send({ method: 'GET', path: '/healthz' });
     const orchestrator = await service.send({ method: 'GET', path: '/healthz' });
