@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { MongoDatabase } from './db/mongo-database.js';
 import { limitAuthFailures } from './http/auth-failure-limit.js';
 import { answerClientError } from './http/client-errors.js';
+import { limitConnections } from './http/connection-limits.js';
 import { registerCors } from './http/cors.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handling.js';
 import { answerHeadAsGet } from './http/head-requests.js';
@@ -56,9 +57,12 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    // Nothing moving on a connection for this long closes it: an answer its client does not read (connection-limits.ts).
+    connectionTimeout: config.http.responseTimeoutMs,
     // The client address (request.ip, which the failed-auth limit counts by) behind a load balancer.
     trustProxy: config.http.trustProxy,
-    http: requestTimeoutOptions(config.http.requestTimeoutMs),
+    // A request without Host is refused by request-refusals.ts, in the app's error shape and logged.
+    http: { ...requestTimeoutOptions(config.http.requestTimeoutMs), requireHostHeader: false },
     clientErrorHandler: answerClientError,
     // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
@@ -79,7 +83,8 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   answerHeadAsGet(app);
   registerErrorHandling(app, (url) => routeMethods.at(url));
   registerJsonBodyParser(app);
-  registerRequestHooks(app);
+  registerRequestHooks(app, config.http);
+  limitConnections(app, config.http);
   await registerCors(app, config.corsOrigins);
 
   // Probes and docs, no token needed.

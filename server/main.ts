@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { resolveMongo } from './db/mongo-source.js';
 import { devFolder, forgetMongoUri, keptDevToken, recordMongoUri } from './dev/dev-folder.js';
 import { devTokenBanner } from './dev/token-banner.js';
+import { logProcessWarnings } from './logs/process-warnings.js';
 import { startTracing } from './observability/telemetry.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -59,6 +60,7 @@ async function start(config: Config): Promise<Running> {
       apiTokens: devToken ? [{ name: 'development', token: devToken }] : config.apiTokens,
       mongodb: { ...config.mongodb, uri: mongo.uri },
     });
+    logProcessWarnings(app.log);
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await app?.close();

@@ -6,6 +6,7 @@ import type { AppRouter } from '../../routers/app.js';
 import { int64Json, reservedTextError } from '../../schemas/int64-json.js';
 import { httpError } from '../errors/http-error.js';
 import { keepEmptyQueryValues } from '../http/empty-query-values.js';
+import { reservedParameterError } from '../http/reserved-query-names.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { responseMeta, rethrowRestError } from './rest-answers.js';
@@ -32,7 +33,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
     // 405 of a request no operation serves, answered before its body is read (a PUT /plants is
     // refused for its method, whatever its body). And in every handler, before trpc-to-openapi
-    // reads the query, its empty values kept: a look for `?` when there is none.
+    // reads the query, its empty values kept and `__proto__` and the like refused: a look for `?` when there is none.
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations));
     };
@@ -46,7 +47,11 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       if (route.url === CATCH_ALL) route.onRequest = [...[route.onRequest ?? []].flat(), checkOperation];
       const handler: RouteHandlerMethod = route.handler;
       route.handler = function (request, reply) {
-        if (request.url.includes('?')) keepEmptyQueryValues(request.query);
+        if (request.url.includes('?')) {
+          keepEmptyQueryValues(request.query);
+          const reserved = reservedParameterError(request.query);
+          if (reserved) throw reserved;
+        }
         return handler.call(this, request, reply);
       };
     });
