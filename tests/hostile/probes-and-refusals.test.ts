@@ -3,7 +3,7 @@
 // deep pipelining, probes called in a flood, and a probe that would take the stall signal from
 // the orchestrator. Every line the process writes stays a JSON log line.
 import { Agent, get } from 'node:http';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '@plant-store/service-launcher';
 import type { RawResponse } from '../helpers/http-responses.js';
 import { HOSTILE_TOKEN, JSON_WITH_TOKEN, messageOf, rawRequest, trpcQuery, useHostileService } from '../helpers/hostile-service.js';
@@ -29,7 +29,10 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expectErrorBody(answer, 400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
     const id = answer.headers['x-request-id'];
     expect(id).toMatch(/\S/);
-    expect(service.output()).toMatch(new RegExp(`"reqId":"${id}".*"status":400`));
+    // The log line is written once the answer has gone out, so it may come just after it.
+    await vi.waitFor(() => {
+      expect(service.output()).toMatch(new RegExp(`"reqId":"${id}".*"status":400`));
+    });
     // HTTP/1.0 needs none.
     expect((await service.exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
   });
