@@ -6,6 +6,7 @@ import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
 import { forgedMarkerInQuery, markBody, reviveMarked, writableJson } from '../http/int64-edge.js';
 import { httpError } from '../errors/http-error.js';
+import { reservedParameterError } from '../http/reserved-query-names.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { responseMeta, rethrowRestError } from './rest-answers.js';
@@ -31,7 +32,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     // routes that take a body method (the operations' and the catch-all): none at all on GET and
     // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
     // 405 of a request no operation serves, answered before its body is read (a PUT /plants is
-    // refused for its method, whatever its body).
+    // refused for its method, whatever its body). And on every route, before trpc-to-openapi
+    // reads the query, `__proto__` and the like refused: a look for `?` when there is none.
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations));
     };
@@ -39,8 +41,11 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
+    const checkQuery: preHandlerHookHandler = (request, _reply, done) => {
+      done(request.url.includes('?') ? reservedParameterError(request.query) : undefined);
+    };
     if (fastPath) {
-      fastPath.registerRestRoutes(rest, { bodyPreHandler: checkBody, catchAllOnRequest: checkOperation });
+      fastPath.registerRestRoutes(rest, { bodyPreHandler: checkBody, preHandler: checkQuery, catchAllOnRequest: checkOperation });
     } else {
       // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
       // the parsed body to the caller, which revives it: bigints go to it as markers.
@@ -50,6 +55,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       });
       // The plugin's one route is the catch-all: its hooks are this context's.
       rest.addHook('preHandler', checkBody);
+      rest.addHook('preHandler', checkQuery);
       rest.addHook('onRequest', checkOperation);
       await rest.register(fastifyTRPCOpenApiPlugin, {
         router: withInt64Markers(router),
