@@ -1,28 +1,22 @@
-import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
+import { restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
-import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
-import type { AppRouter } from '../../routers/app.js';
-import type { Context } from '../../routers/context.js';
-import { forgedMarkerInQuery, markBody, reviveMarked, writableJson } from '../http/int64-edge.js';
 import { httpError } from '../errors/http-error.js';
 import { reservedParameterError } from '../http/reserved-query-names.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
-import { responseMeta, rethrowRestError } from './rest-answers.js';
 
 /**
- * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi:
- * its node-http handler behind the fast path (@plant-store/fast-path), or its own Fastify plugin
- * (FAST_PATH=off). Failures go to the app's error handler (rest-answers.ts). trpc-to-openapi
- * writes outputs with JSON.stringify, so their int64 values go to it made writable
- * at the HTTP edge: raw JSON numbers, or on Node 20 markers that the app writes back as
- * exact JSON numbers as it sends the answer.
+ * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi,
+ * by whichever serving the API plugin chose, with the checks every REST route declares. Failures
+ * go to the app's error handler. trpc-to-openapi writes outputs with JSON.stringify, so their int64
+ * values go to it made writable: raw JSON numbers, or on Node 20 markers that the app writes back
+ * as exact JSON numbers as it sends the answer.
  *
  * The paths and methods of the operations go to `routeMethods`: the catch-all that serves them
  * serves every path, so only they tell a 405 from a 404.
  */
-export async function registerRestRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions, routeMethods: RouteMethods) {
+export async function registerRestRoutes(app: FastifyInstance, { router, serving }: ApiRoutesOptions, routeMethods: RouteMethods) {
   const operations = restOperations(router);
   for (const operation of operations) routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
   await app.register(async (rest) => {
@@ -44,26 +38,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     const checkQuery: preHandlerHookHandler = (request, _reply, done) => {
       done(request.url.includes('?') ? reservedParameterError(request.query) : undefined);
     };
-    if (fastPath) {
-      fastPath.registerRestRoutes(rest, { bodyPreHandler: checkBody, preHandler: checkQuery, catchAllOnRequest: checkOperation });
-    } else {
-      // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
-      // the parsed body to the caller, which revives it: bigints go to it as markers.
-      rest.addHook('preHandler', (request, _reply, done) => {
-        request.body = markBody(request.body);
-        done(forgedMarkerInQuery(request));
-      });
-      // The plugin's one route is the catch-all: its hooks are this context's.
-      rest.addHook('preHandler', checkBody);
-      rest.addHook('preHandler', checkQuery);
-      rest.addHook('onRequest', checkOperation);
-      await rest.register(fastifyTRPCOpenApiPlugin, {
-        router: withInt64Markers(router),
-        createContext: ({ req }: { req: FastifyRequest }) => createContext(req),
-        onError: rethrowRestError,
-        responseMeta,
-      });
-    }
+    await serving.registerRestRoutes(rest, { bodyPreHandler: checkBody, preHandler: checkQuery, catchAllOnRequest: checkOperation });
   });
 }
 
@@ -90,22 +65,4 @@ function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOp
   const { body } = request;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
   return body !== undefined || isOperationRequest(request, operations) ? httpError(400, 'the request body must be a JSON object') : undefined;
-}
-
-/**
- * The router, its callers taking inputs with int64 markers and giving outputs made writable: a
- * caller of its own per call, one function per procedure path (the router is flat).
- */
-function withInt64Markers(router: AppRouter): AppRouter {
-  const paths = procedureEntries(router).map(({ path }) => path);
-  const createCaller = (ctx: Context) => {
-    const caller = router.createCaller(ctx) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
-    const markedCaller: Record<string, (input: unknown) => Promise<unknown>> = {};
-    for (const path of paths) {
-      const call = caller[path];
-      if (call) markedCaller[path] = async (input) => writableJson(await call(reviveMarked(input)));
-    }
-    return markedCaller;
-  };
-  return { ...router, createCaller: createCaller as unknown as AppRouter['createCaller'] };
 }
