@@ -90,7 +90,9 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   // Probes and docs, no token needed.
   registerHealthRoutes(app, { store });
   const openApiDocument = buildOpenApiDocument(appRouter);
-  app.get('/openapi.json', async () => openApiDocument);
+  // Written once: it is the same for every caller, and needs no token, so anyone may ask for it in a flood.
+  const openApiText = JSON.stringify(openApiDocument);
+  app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openApiText));
   await registerDocsRoutes(app, { document: openApiDocument });
 
   // The plant API: one router, served as REST and as tRPC, and in process (createAppCaller);
