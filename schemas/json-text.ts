@@ -10,6 +10,9 @@
  *   doubles and are not reported, so an ordinary body pays for this pass alone.
  * - Strings that write a NUL character. JSON text can only do so with the escape `\u0000`;
  *   schemas/int64-json.ts refuses those that hold its marker prefix (NUL, its key, `:`).
+ * - A key written twice in one object (`JsonTextError`): parsers disagree on which one counts
+ *   (I-JSON, RFC 7493, forbids them), so the value stored could differ from the one a client or
+ *   a log reads. Keys are compared as the strings they denote (`"a"` and `"\u0061"` are one key).
  *
  * The pass never recurses and skips strings, so nothing inside a string counts. It is a scanner,
  * not a validator: text it passes may still fail to parse, and what it reports of invalid text
@@ -48,6 +51,12 @@ export class JsonTextError extends Error {
 }
 
 const TOO_DEEP = `is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`;
+/** Keys longer than this are shown cut, in the refusal. */
+const SHOWN_KEY_LENGTH = 60;
+const duplicateKey = (key: string) => {
+  const shown = key.length > SHOWN_KEY_LENGTH ? `${key.slice(0, SHOWN_KEY_LENGTH)}…` : key;
+  return `has the key ${JSON.stringify(shown)} twice in one object: each key may appear once`;
+};
 
 // Character codes the scan compares with.
 const QUOTE = 0x22;
@@ -56,6 +65,7 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
+const COLON = 0x3a;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
 const DOT = 0x2e;
@@ -66,27 +76,38 @@ const UPPER_E = 0x45;
 const isDigit = (code: number) => code >= ZERO && code <= NINE;
 
 /**
- * Scans JSON text: throws `JsonTextError` when it nests deeper than `MAX_JSON_DEPTH`; answers
- * what needs a closer look, or undefined when nothing does (the common case, with no allocation).
+ * Scans JSON text: throws `JsonTextError` when it nests deeper than `MAX_JSON_DEPTH` or writes a
+ * key twice in one object; answers what needs a closer look, or undefined when nothing does (the
+ * common case).
  */
 export function scanJsonText(text: string): JsonTextFindings | undefined {
   let findings: JsonTextFindings | undefined;
   let depth = 0;
+  // The keys of each open object, by depth (undefined for an array): objects are small, so a list.
+  const keys: (string[] | undefined)[] = [];
   let i = 0;
   while (i < text.length) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
       const start = i;
+      let escaped = false;
       i += 1;
       for (let char = text.charCodeAt(i); i < text.length && char !== QUOTE; char = text.charCodeAt(i)) {
         if (char !== BACKSLASH) {
           i += 1;
           continue;
         }
+        escaped = true;
         if (text.startsWith('u0000', i + 1) && findings?.nulStrings.at(-1) !== start) (findings ??= noFindings()).nulStrings.push(start);
         i += 2;
       }
       i += 1;
+      const objectKeys = keys[depth - 1];
+      if (objectKeys !== undefined && text.charCodeAt(afterWhitespace(text, i)) === COLON) {
+        const key = keyOf(text.slice(start, i), escaped);
+        if (objectKeys.includes(key)) throw new JsonTextError(duplicateKey(key));
+        objectKeys.push(key);
+      }
     } else if (code === MINUS || isDigit(code)) {
       const start = i;
       const digitsStart = code === MINUS ? i + 1 : i;
@@ -101,6 +122,7 @@ export function scanJsonText(text: string): JsonTextFindings | undefined {
       if (code === OPEN_BRACKET || code === OPEN_BRACE) {
         depth += 1;
         if (depth > MAX_JSON_DEPTH) throw new JsonTextError(TOO_DEEP);
+        keys[depth - 1] = code === OPEN_BRACE ? [] : undefined;
       } else if ((code === CLOSE_BRACKET || code === CLOSE_BRACE) && depth > 0) {
         depth -= 1;
       }
@@ -111,6 +133,22 @@ export function scanJsonText(text: string): JsonTextFindings | undefined {
 }
 
 const noFindings = (): JsonTextFindings => ({ numbers: [], nulStrings: [] });
+
+/** The string a key's token (quotes included) denotes; text that is no valid string is compared as written. */
+function keyOf(token: string, escaped: boolean): string {
+  if (!escaped) return token.slice(1, -1);
+  try {
+    return JSON.parse(token) as string;
+  } catch {
+    return token;
+  }
+}
+
+function afterWhitespace(text: string, start: number): number {
+  let i = start;
+  for (let code = text.charCodeAt(i); code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d; code = text.charCodeAt(i)) i += 1;
+  return i;
+}
 
 function endOfDigits(text: string, start: number): number {
   let i = start;

@@ -38,7 +38,7 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
     await app.register(webhooksPlugin, { webhooks: config.webhooks, mongodb: config.mongodb });
     await app.register(plantStorePlugin, config.mongodb);
   }
-  await app.register(httpPlugin, { corsOrigins: config.corsOrigins });
+  await app.register(httpPlugin, { corsOrigins: config.corsOrigins, http: config.http });
   await app.register(healthPlugin);
   await app.register(docsPlugin);
   const { apiTokens, apiTokenHashes, jwt } = config;

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
-import { acceptsAnyone, AUTH_ENV, authConfig, type AuthConfig } from './auth/auth-config.js';
+import { acceptsAnyone, AUTH_ENV, authConfig, jwksUrlProblemInProduction, type AuthConfig } from './auth/auth-config.js';
 import { listItems } from './env/env-lists.js';
 import { metricsConfig, telemetryEnv, tracingConfig, type MetricsConfig, type TracingConfig } from './observability/telemetry-config.js';
 import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecret, type WebhookConfig } from './webhooks/webhook-config.js';
@@ -51,6 +51,10 @@ const EnvSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
   // How long /readyz fails before the service closes on SIGTERM: the time load balancers take to stop sending.
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(MAX_SHUTDOWN_DELAY_MS, { error: 'must be at most 600000 (ten minutes)' }).default(0),
+  RESPONSE_TIMEOUT_MS: positiveInt(10_000),
+  MAX_PIPELINED_REQUESTS: positiveInt(16),
+  /** Unset: the process's descriptor limit less a reserve (server/http/connection-limit.ts). */
+  MAX_CONNECTIONS: z.coerce.number().int().positive().optional(),
   TRUST_PROXY: z
     .string()
     .optional()
@@ -98,6 +102,12 @@ export interface Config extends AuthConfig {
     bodyLimit: number;
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
+    /** How long a connection may make no progress (nothing read, nothing written) while it is open. */
+    responseTimeoutMs: number;
+    /** Requests one connection may have waiting for the answers ahead of them. */
+    maxPipelinedRequests: number;
+    /** Connections open at once; undefined: from the descriptor limit. */
+    maxConnections: number | undefined;
     trustProxy: TrustProxy;
     /** Serve the API through @plant-store/fast-path (true) or the stock adapters (false): see packages/fast-path. */
     fastPath: boolean;
@@ -137,6 +147,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (missing.length > 0) {
       throw new ConfigError(`Invalid configuration:\n  ${missing.join(' and ')} must be set when NODE_ENV=production`);
     }
+    const jwksProblem = jwksUrlProblemInProduction(auth);
+    if (jwksProblem) throw new ConfigError(`Invalid configuration:\n  ${jwksProblem}`);
+  }
+  // A request may wait on MongoDB (a create: two operations) without a byte moving on its connection.
+  if (e.RESPONSE_TIMEOUT_MS <= 2 * e.MONGODB_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid configuration:\n  RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS (${e.MONGODB_TIMEOUT_MS}): a request may wait that long for MongoDB`);
   }
   const webhooks = { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, timeoutMs: e.WEBHOOK_TIMEOUT_MS };
   const webhookProblem = webhookConfigProblem(webhooks);
@@ -159,6 +175,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       bodyLimit: e.BODY_LIMIT_BYTES,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      responseTimeoutMs: e.RESPONSE_TIMEOUT_MS,
+      maxPipelinedRequests: e.MAX_PIPELINED_REQUESTS,
+      maxConnections: e.MAX_CONNECTIONS,
       trustProxy: e.TRUST_PROXY,
       fastPath: e.FAST_PATH,
     },

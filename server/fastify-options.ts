@@ -23,9 +23,12 @@ export function fastifyOptions(
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    // Nothing moving on a connection for this long closes it: an answer its client does not read.
+    connectionTimeout: config.http.responseTimeoutMs,
     // The client address (request.ip, which the failed-auth limit counts by) behind a load balancer.
     trustProxy: config.http.trustProxy,
-    http: requestTimeoutOptions(config.http.requestTimeoutMs),
+    // A request without Host is refused by the app's request refusals, in its error shape and logged.
+    http: { ...requestTimeoutOptions(config.http.requestTimeoutMs), requireHostHeader: false },
     clientErrorHandler: answerClientError,
     // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { acceptsAnyone } from './auth/auth-config.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { RunningMongo } from './dev/dev-run.js';
+import { logProcessWarnings } from './logs/process-warnings.js';
 import { startTracing } from './observability/telemetry.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -43,6 +44,7 @@ async function start(config: Config): Promise<Running> {
       apiTokens: devToken ? [{ name: 'development', token: devToken.token }] : config.apiTokens,
       mongodb: { ...config.mongodb, uri: mongo.uri },
     });
+    logProcessWarnings(app.log);
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await app?.close();

@@ -16,7 +16,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       shutdownDelayMs: 0,
       mongodb: { uri: undefined, dbName: 'plantstore', timeoutMs: 3000, writeConcern: { w: 'majority', journal: true } },
-      http: { trustProxy: false },
+      http: { trustProxy: false, responseTimeoutMs: 10_000, maxPipelinedRequests: 16, maxConnections: undefined },
     });
     expect(config.devDir).toBe(join(process.cwd(), '.dev'));
     expect(loadConfig({ PLANT_STORE_DEV_DIR: '/tmp/plant-store-data' }).devDir).toBe('/tmp/plant-store-data');
@@ -78,6 +78,9 @@ describe('loadConfig', () => {
     [{ AUTH_REQUIRE_AT_JWT: 'yes' }, 'AUTH_REQUIRE_AT_JWT'],
     // Fastify 5 reads a hop count as "trust no one"; saying so beats silently ignoring it.
     [{ TRUST_PROXY: '2' }, 'TRUST_PROXY'],
+    [{ RESPONSE_TIMEOUT_MS: '6000' }, 'RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS (3000)'],
+    [{ MAX_PIPELINED_REQUESTS: '0' }, 'MAX_PIPELINED_REQUESTS'],
+    [{ MAX_CONNECTIONS: 'many' }, 'MAX_CONNECTIONS'],
     [{ TRUST_PROXY: 'proxy.example' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.1,,yes' }, 'TRUST_PROXY'],
@@ -111,6 +114,18 @@ describe('loadConfig', () => {
     for (const callers of [{ API_TOKENS: 'x' }, { API_TOKEN_HASHES: 'a'.repeat(64) }, { AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }]) {
       expect(loadConfig({ NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/p', ...callers }).env).toBe('production');
     }
+  });
+
+  it('refuses in production an AUTH_JWKS_URL that is not https, unless its host is loopback', () => {
+    const production = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db:27017/plants', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' };
+    for (const url of ['http://id.example/jwks', 'http://10.0.0.8/jwks', 'http://127.example/jwks', 'http://[::2]/jwks']) {
+      expect(() => loadConfig({ ...production, AUTH_JWKS_URL: url })).toThrow('AUTH_JWKS_URL must be an https URL when NODE_ENV=production');
+    }
+    for (const url of ['https://id.example/jwks', 'http://127.0.0.1:8080/jwks', 'http://127.1.2.3/jwks', 'http://localhost/jwks', 'http://[::1]:9000/jwks']) {
+      expect(loadConfig({ ...production, AUTH_JWKS_URL: url }).jwt?.jwksUrl).toBe(url);
+    }
+    // Outside production, http anywhere is accepted (a test provider, a laptop).
+    expect(loadConfig({ AUTH_JWKS_URL: 'http://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }).jwt?.jwksUrl).toBe('http://id.example/jwks');
   });
 
   it('reads named static tokens and hashes: "name value" or a bare value, as existing deployments write them', () => {

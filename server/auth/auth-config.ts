@@ -108,6 +108,22 @@ export function acceptsAnyone({ apiTokens, apiTokenHashes, jwt }: AuthConfig): b
   return apiTokens.length > 0 || apiTokenHashes.length > 0 || jwt !== undefined;
 }
 
+/**
+ * In production the keys must come over https: whoever sits on an http path could publish keys of
+ * their own. Plain http stays allowed to a loopback host (a sidecar on the same machine).
+ */
+export function jwksUrlProblemInProduction({ jwt }: AuthConfig): string | undefined {
+  if (jwt === undefined) return undefined;
+  const { protocol, hostname } = new URL(jwt.jwksUrl);
+  if (protocol === 'https:' || isLoopbackHost(hostname)) return undefined;
+  return 'AUTH_JWKS_URL must be an https URL when NODE_ENV=production (http only to a loopback host such as 127.0.0.1): over http, anyone on the path can swap the keys';
+}
+
+/** localhost, 127.0.0.0/8 or ::1, as the WHATWG URL parser writes them. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
 function isHttpUrlWithoutCredentials(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const { protocol, username, password } = new URL(text);

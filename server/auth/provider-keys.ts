@@ -6,6 +6,8 @@ import { loggedUrl } from '../logs/logged-url.js';
 const FETCH_TIMEOUT_MS = 5_000;
 /** How long fetched keys are used before they are fetched again (jose's default): a withdrawn key stops counting within it. */
 export const KEYS_MAX_AGE_MS = 10 * 60_000;
+/** The largest key set read: a real one is a few KB; a larger answer is refused like a provider that does not answer. */
+export const MAX_KEY_SET_BYTES = 256 * 1024;
 /** After a failed fetch, the next one waits this long, or the cooldown if that is shorter. */
 const RETRY_AFTER_FAILURE_MS = 5_000;
 
@@ -93,7 +95,7 @@ export class ProviderKeys {
     try {
       const response = await fetch(url, init);
       if (response.status !== 200) throw new Error(`the key set URL answered HTTP ${response.status}`);
-      const text = await response.text();
+      const text = await readCapped(response, MAX_KEY_SET_BYTES);
       if (!isKeySet(text)) throw new Error('the key set URL answered something other than a JSON Web Key Set');
       this.fetched(text);
       return new Response(text, { status: 200 });
@@ -117,6 +119,31 @@ export class ProviderKeys {
     const cause = error instanceof Error ? error.message : String(error);
     this.options.log.warn({ url: loggedUrl(this.options.url), cause }, 'the identity provider keys cannot be fetched: JWT access tokens are answered 503 until they are');
   }
+}
+
+/**
+ * The answer's body as text, read as it streams and given up past `maxBytes` (the rest is not
+ * read): `response.text()` would hold the whole of whatever the URL sends.
+ */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const tooLarge = () => new Error(`the key set URL answered more than ${maxBytes} bytes`);
+  if (Number(response.headers.get('content-length')) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+    size += read.value.byteLength;
+    if (size > maxBytes) {
+      // The rest is not read: cancelling ends the connection.
+      await reader?.cancel();
+      throw tooLarge();
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** jose's errors that are the token's doing, not the key set's. */

@@ -1,6 +1,7 @@
 import {
   MongoClientClosedError,
   MongoError,
+  MongoExpiredSessionError,
   MongoErrorLabel,
   MongoNetworkError,
   MongoNotConnectedError,
@@ -20,6 +21,7 @@ import { MongoDeadlineError } from './operation-deadlines.js';
  */
 const UNAVAILABLE_CODES = new Set([
   6, // HostUnreachable
+  43, // CursorNotFound: the server dropped the cursor (restarted, or killed it when the deadline passed)
   7, // HostNotFound
   64, // WriteConcernFailed (wtimeout)
   89, // NetworkTimeout
@@ -55,6 +57,8 @@ export function isUnavailable(error: unknown): boolean {
     error instanceof MongoServerClosedError ||
     error instanceof MongoClientClosedError ||
     error instanceof MongoOperationTimeoutError ||
+    // The deadline ended the operation's session while a later round trip of it was on its way.
+    error instanceof MongoExpiredSessionError ||
     error instanceof MongoWriteConcernError
   ) {
     return true;

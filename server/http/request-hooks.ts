@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exactIntegers } from './int64-edge.js';
 import { watchClosing } from './graceful-close.js';
-import { isBehindEarlierRequests, waitForEarlierRequests } from './pipelining.js';
+import { isBehindEarlierRequests, PipelinedRequests } from './pipelining.js';
 import { requestRefusal } from './request-refusals.js';
 
 /**
@@ -16,12 +16,13 @@ import { requestRefusal } from './request-refusals.js';
  * describe (RFC 9110, section 15.3.5), and Fastify drops it only from a 204 sent with a payload,
  * while trpc-to-openapi's handler sets it on every answer.
  */
-export function registerRequestHooks(app: FastifyInstance): void {
+export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequests }: { maxPipelinedRequests: number }): void {
   const gracefulClose = watchClosing(app);
+  const pipelined = new PipelinedRequests(maxPipelinedRequests);
   app.addHook('onRequest', (request, reply, done) => {
     if (!isBehindEarlierRequests(reply)) start(request, reply, done);
     else {
-      waitForEarlierRequests(reply, (error) => {
+      pipelined.wait(reply, (error) => {
         if (error) done(error);
         else start(request, reply, done);
       });

@@ -6,6 +6,8 @@ import { httpError } from '../errors/http-error.js';
  * The refusal of a request that no route of this service can serve, whatever its path, or
  * undefined (the common case: two comparisons).
  *
+ * - No `Host` header on an HTTP/1.1 request (RFC 9112 section 3.2): 400. Node would refuse it
+ *   itself, with a bare answer, no request id and no log line; app.ts turns that off.
  * - The asterisk-form target (`OPTIONS * HTTP/1.1`, RFC 9112 section 3.2.4) names the server,
  *   not a resource: 400. Routed, it would reach trpc-to-openapi, which cannot parse it as a URL.
  * - A body in a content coding (`Content-Encoding: gzip`, `br`...): no route decodes one, and
@@ -13,6 +15,7 @@ import { httpError } from '../errors/http-error.js';
  *   client did not mean. 415 with `Accept-Encoding: identity`, as RFC 9110 section 15.5.16 asks.
  */
 export function requestRefusal(request: FastifyRequest, reply: FastifyReply): Error | undefined {
+  if (request.headers.host === undefined && request.raw.httpVersion !== '1.0') return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
   const encoding = request.headers['content-encoding'];
   if (encoding === undefined || isIdentity(encoding) || !hasBody(request.headers)) return undefined;

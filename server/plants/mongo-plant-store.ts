@@ -106,13 +106,14 @@ export class MongoPlantStore implements PlantStore {
   }
 
   async list({ limit, after, tag }: { limit: number; after: Int64 | undefined; tag?: string | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }> {
-    // Keyset paging on the _id index (or tag_id for one tag): no skip, and one plant more than asked tells whether more follow.
+    // Keyset paging on the _id index (or tag_id for one tag): no skip, and one plant more than asked tells whether
+    // more follow; the whole page in one round trip, so no cursor outlives it.
     const filter: Filter<PlantDocument> = {
       ...(tag !== undefined && { tag }),
       ...(after !== undefined && { _id: { $gt: toLong(after) } }),
     };
     const documents = await this.plants
-      .find(filter, { promoteLongs: false, projection: PROJECTION, sort: { _id: 1 }, limit: limit + 1, signal: this.guard?.signal() })
+      .find(filter, { promoteLongs: false, projection: PROJECTION, sort: { _id: 1 }, limit: limit + 1, batchSize: limit + 1, signal: this.guard?.signal() })
       .toArray()
       .catch((error: unknown) => {
         throw this.storeError(error);

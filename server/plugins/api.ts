@@ -5,6 +5,7 @@ import { createContextFactory, type Context, type RequestConditions } from '../.
 import { limitAuthFailures, type AuthFailureLimit } from '../http/auth-failure-limit.js';
 import { createApiFastPath } from '../routes/api-routes.js';
 import { registerRestRoutes } from '../routes/rest-routes.js';
+import { stockServing } from '../routes/stock-serving.js';
 import { registerTrpcRoutes } from '../routes/trpc-routes.js';
 
 declare module 'fastify' {
@@ -42,8 +43,9 @@ export const apiPlugin = fp<ApiOptions>(
     app.decorate('apiContext', contextOf);
     app.decorateRequest('apiContext', undefined);
     const createContext = (request: FastifyRequest): Context => (request.apiContext = contextOf(request.headers.authorization, conditionsOf(request)));
+    // The one place that chooses: the fast path when asked for and its versions match, else the stock adapters.
     const fastPath = options.fastPath ? createApiFastPath(appRouter, createContext, app.log) : undefined;
-    const api = { router: appRouter, createContext, fastPath };
+    const api = { router: appRouter, createContext, serving: fastPath ?? stockServing(appRouter, createContext) };
     const { metrics, operations } = app.telemetry;
     await app.register(async (guarded) => {
       if (metrics && operations) metrics.countRequests(guarded, operations);

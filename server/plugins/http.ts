@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { appRouter } from '../../routers/app.js';
 import { apiMethods } from '../routes/api-methods.js';
 import { conditionalRequestHeaders } from '../routes/rest-declarations.js';
+import { limitConnections } from '../http/connection-limits.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
 import { answerHeadAsGet } from '../http/head-requests.js';
@@ -18,17 +19,23 @@ declare module 'fastify' {
 
 /**
  * What every route shares, registered before any route: body reading, error shapes, request ids,
- * closing, HEAD, CORS.
+ * closing, connection limits, HEAD, CORS.
  */
-export const httpPlugin = fp<{ corsOrigins: readonly string[] }>(
-  async (app, { corsOrigins }) => {
+export interface HttpOptions {
+  corsOrigins: readonly string[];
+  http: { maxPipelinedRequests: number; maxConnections: number | undefined };
+}
+
+export const httpPlugin = fp<HttpOptions>(
+  async (app, { corsOrigins, http }) => {
     const routeMethods = new RouteMethods();
     routeMethods.record(app);
     app.decorate('routeMethods', routeMethods);
     answerHeadAsGet(app);
     registerErrorHandling(app, (url) => routeMethods.at(url));
     registerJsonBodyParser(app);
-    registerRequestHooks(app);
+    registerRequestHooks(app, http);
+    limitConnections(app, http);
     await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
   },
   { name: 'http' },

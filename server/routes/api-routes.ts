@@ -1,5 +1,5 @@
-import { createFastHandlers, describeMismatches, type FastHandlers } from '@plant-store/fast-path';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { createFastHandlers, describeMismatches, type RestRouteHooks } from '@plant-store/fast-path';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
@@ -7,21 +7,27 @@ import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
 import { markTrpcInput, writableJson } from '../http/int64-edge.js';
 import { responseMeta, rethrowRestError } from './rest-answers.js';
 
-/** What the REST and tRPC routes serve: the router, how a call gets its context, and which adapters. */
+/** What answers the API's requests: the fast path, or the stock adapters (chosen once, by the API plugin). */
+export interface ApiServing {
+  /** Adds the REST routes to `rest` (its parsers set), each with the hooks it declares. */
+  registerRestRoutes(rest: FastifyInstance, hooks: RestRouteHooks): Promise<void> | void;
+  /** The answer to a /trpc call it answers itself; undefined, decided at once, when tRPC's own handler must. */
+  tryTrpcCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> | undefined;
+}
+
+/** What the REST and tRPC routes serve: the router, how a call gets its context, and what answers. */
 export interface ApiRoutesOptions {
   router: AppRouter;
   createContext: (request: FastifyRequest) => Context;
-  /** The fast path's handlers (@plant-store/fast-path); undefined: the stock adapters serve. */
-  fastPath: FastHandlers | undefined;
+  serving: ApiServing;
 }
 
 /**
- * The fast path's handlers for the API, given what the stock adapters are given on each route
- * (rest-routes.ts, trpc-routes.ts). Undefined, with one warning in the log, when the installed
+ * The fast path's handlers for the API, given what the stock adapters are given on each route. Undefined, with one warning in the log, when the installed
  * @trpc/server or trpc-to-openapi is not the version the fast path was tested with: the stock
  * adapters then serve, as with FAST_PATH=off.
  */
-export function createApiFastPath(router: AppRouter, createContext: ApiRoutesOptions['createContext'], log: FastifyBaseLogger): FastHandlers | undefined {
+export function createApiFastPath(router: AppRouter, createContext: ApiRoutesOptions['createContext'], log: FastifyBaseLogger): ApiServing | undefined {
   const { handlers, mismatches } = createFastHandlers({
     router,
     createContext,

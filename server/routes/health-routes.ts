@@ -7,41 +7,85 @@ import type { PlantStore } from '../../routers/plant-store.js';
 const MAX_EVENT_LOOP_STALL_MS = 1_000;
 /** How finely the event loop's delay is sampled. */
 const SAMPLE_MS = 50;
+/** How long a stall keeps `/healthz` at 503: every probe within it sees it, whoever asked first. */
+const STALL_SIGNAL_MS = 15_000;
+/** How long one MongoDB ping answers `/readyz`, for every caller meanwhile. */
+const READY_CHECK_FRESH_MS = 100;
 
 /**
  * Probes for orchestrators; they need no token. `/healthz` (liveness): whether the process can
- * serve: its event loop has not stalled since the previous probe. `/readyz` (readiness): whether
- * MongoDB answers now, within MONGODB_TIMEOUT_MS, and the service is not shutting down (from the
- * signal on, so that load balancers stop sending it work: server/http/graceful-close.ts). A MongoDB that is away never fails `/healthz`: restarting would not bring it
+ * serve: its event loop has not stalled since the previous probe (a stall answers 503 to every
+ * probe for STALL_SIGNAL_MS, so another caller cannot take it from the orchestrator). `/readyz`
+ * (readiness): whether MongoDB answers now, within MONGODB_TIMEOUT_MS, from one ping shared by the
+ * callers of the same tenth of a second, and the service is not shutting down (from the signal on,
+ * so that load balancers stop sending it work). A MongoDB that is away never fails `/healthz`: restarting would not bring it
  * back, and server/db/mongo-database.ts reconnects by itself.
  */
 export function registerHealthRoutes(app: FastifyInstance, { store }: { store: PlantStore }) {
   const delay = monitorEventLoopDelay({ resolution: SAMPLE_MS });
+  // A tick of our own besides the histogram, which can miss a pause of the whole process (stopped,
+  // or its VM frozen): the longest gap between ticks, and the time since the last one when the
+  // probe itself is what ends the stall (it is then read before any late tick).
+  let lastTick = performance.now();
+  let longestGap = 0;
+  let ticking: NodeJS.Timeout | undefined;
   // From the first request on: start-up's own work is no stall.
   app.addHook('onReady', async () => {
     delay.enable();
+    lastTick = performance.now();
+    ticking = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - lastTick);
+      lastTick = now;
+    }, SAMPLE_MS).unref();
   });
   app.addHook('onClose', async () => {
     delay.disable();
+    clearInterval(ticking);
   });
 
+  let stall: { ms: number; until: number } | undefined;
   app.get('/healthz', async () => {
     // The histogram holds how late each sample ran, in ns, since the previous probe.
-    const stalledMs = Math.round(delay.max / 1e6) - SAMPLE_MS;
+    const stalledMs = Math.round(Math.max(delay.max / 1e6, longestGap, performance.now() - lastTick)) - SAMPLE_MS;
     delay.reset();
-    if (stalledMs > MAX_EVENT_LOOP_STALL_MS) {
-      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `not healthy: the event loop stalled for ${stalledMs} ms` });
+    longestGap = 0;
+    const now = Date.now();
+    if (stalledMs > MAX_EVENT_LOOP_STALL_MS) stall = { ms: stalledMs, until: now + STALL_SIGNAL_MS };
+    if (stall && now < stall.until) {
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `not healthy: the event loop stalled for ${stall.ms} ms` });
     }
     return { status: 'ok' };
   });
 
+  // However many callers (it needs no token), MongoDB gets at most one ping per READY_CHECK_FRESH_MS.
+  const readiness = sharedCheck(() => store.ping(), READY_CHECK_FRESH_MS);
   app.get('/readyz', async () => {
     if (app.shutdown.announced) throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'not ready: the service is shutting down' });
     try {
-      await store.ping();
+      await readiness();
     } catch (cause) {
       throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'not ready: the plant database does not answer', cause });
     }
     return { status: 'ready' };
   });
+}
+
+/**
+ * `check`, run by one caller for all: callers while it runs, and until `freshMs` after it started,
+ * share its outcome; the next caller after that starts another.
+ */
+function sharedCheck(check: () => Promise<unknown>, freshMs: number): () => Promise<unknown> {
+  let current: Promise<unknown> | undefined;
+  let startedAt = 0;
+  let running = false;
+  return () => {
+    if (current && (running || Date.now() - startedAt < freshMs)) return current;
+    startedAt = Date.now();
+    running = true;
+    current = check().finally(() => {
+      running = false;
+    });
+    return current;
+  };
 }

@@ -1,28 +1,24 @@
-import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
+import { restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
-import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
-import type { AppRouter } from '../../routers/app.js';
-import type { Context } from '../../routers/context.js';
-import { addJsonBodyParser, forgedMarkerInQuery, markBody, reviveMarked, writableJson } from '../http/int64-edge.js';
+import { addJsonBodyParser } from '../http/int64-edge.js';
 import { httpError } from '../errors/http-error.js';
+import { reservedParameterError } from '../http/reserved-query-names.js';
 import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations, type DeclaredOperation } from './rest-declarations.js';
-import { responseMeta, rethrowRestError } from './rest-answers.js';
 
 /**
- * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi:
- * its node-http handler behind the fast path (@plant-store/fast-path), or its own Fastify plugin
- * (FAST_PATH=off). Failures go to the app's error handler (rest-answers.ts). trpc-to-openapi
- * writes outputs with JSON.stringify, so their int64 values go to it made writable
- * at the HTTP edge: raw JSON numbers, or on Node 20 markers that the app writes back as
- * exact JSON numbers as it sends the answer.
+ * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi,
+ * by whichever serving the API plugin chose, with the checks every REST route declares. Failures
+ * go to the app's error handler. trpc-to-openapi writes outputs with JSON.stringify, so their int64
+ * values go to it made writable: raw JSON numbers, or on Node 20 markers that the app writes back
+ * as exact JSON numbers as it sends the answer.
  *
  * The paths and methods of the operations go to `routeMethods`: the catch-all that serves them
  * serves every path, so only they tell a 405 from a 404.
  */
-export async function registerRestRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions, routeMethods: RouteMethods) {
+export async function registerRestRoutes(app: FastifyInstance, { router, serving }: ApiRoutesOptions, routeMethods: RouteMethods) {
   const operations = restOperations(router);
   const declared: CheckedOperation[] = declaredOperations(router).map((entry) => ({
     ...entry,
@@ -39,7 +35,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
     // routes that take a body method (the operations' and the catch-all): none at all on GET and
     // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
     // 405 of a request no operation serves, answered before its body is read (a PUT /plants is
-    // refused for its method, whatever its body).
+    // refused for its method, whatever its body). And on every route, before trpc-to-openapi
+    // reads the query, `__proto__` and the like refused: a look for `?` when there is none.
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations) ?? declaredBodyError(request, declared, otherMediaTypes));
     };
@@ -47,25 +44,10 @@ export async function registerRestRoutes(app: FastifyInstance, { router, createC
       // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
-    if (fastPath) {
-      fastPath.registerRestRoutes(rest, { bodyPreHandler: checkBody, catchAllOnRequest: checkOperation });
-    } else {
-      // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
-      // the parsed body to the caller, which revives it: bigints go to it as markers.
-      rest.addHook('preHandler', (request, _reply, done) => {
-        request.body = markBody(request.body);
-        done(forgedMarkerInQuery(request));
-      });
-      // The plugin's one route is the catch-all: its hooks are this context's.
-      rest.addHook('preHandler', checkBody);
-      rest.addHook('onRequest', checkOperation);
-      await rest.register(fastifyTRPCOpenApiPlugin, {
-        router: withInt64Markers(router),
-        createContext: ({ req }: { req: FastifyRequest }) => createContext(req),
-        onError: rethrowRestError,
-        responseMeta,
-      });
-    }
+    const checkQuery: preHandlerHookHandler = (request, _reply, done) => {
+      done(request.url.includes('?') ? reservedParameterError(request.query) : undefined);
+    };
+    await serving.registerRestRoutes(rest, { bodyPreHandler: checkBody, preHandler: checkQuery, catchAllOnRequest: checkOperation });
   });
 }
 
@@ -121,22 +103,4 @@ function declaredBodyError(request: FastifyRequest, declared: readonly CheckedOp
   if (fromPath !== undefined) return httpError(400, `the body must not hold ${JSON.stringify(fromPath)}: the path gives it, and it never changes`);
   if (found.meta.conditional?.ifMatch && Object.hasOwn(body, 'ifMatch')) return httpError(400, 'unknown field "ifMatch": send the condition as the If-Match header');
   return undefined;
-}
-
-/**
- * The router, its callers taking inputs with int64 markers and giving outputs made writable: a
- * caller of its own per call, one function per procedure path (the router is flat).
- */
-function withInt64Markers(router: AppRouter): AppRouter {
-  const paths = procedureEntries(router).map(({ path }) => path);
-  const createCaller = (ctx: Context) => {
-    const caller = router.createCaller(ctx) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
-    const markedCaller: Record<string, (input: unknown) => Promise<unknown>> = {};
-    for (const path of paths) {
-      const call = caller[path];
-      if (call) markedCaller[path] = async (input) => writableJson(await call(reviveMarked(input)));
-    }
-    return markedCaller;
-  };
-  return { ...router, createCaller: createCaller as unknown as AppRouter['createCaller'] };
 }

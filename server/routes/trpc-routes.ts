@@ -18,7 +18,7 @@ export const TRPC_PREFIX = '/trpc';
  * parameter; no batching) is answered by the direct call first; whatever it does not recognise
  * goes to tRPC's handler.
  */
-export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, fastPath }: ApiRoutesOptions) {
+export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, serving }: ApiRoutesOptions) {
   const trpcOptions = {
     router,
     createContext: ({ req }) => createContext(req),
@@ -70,7 +70,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       };
       trpc.all<{ Params: { path: string } }>('/:path', (req, res) => {
         const { path } = req.params;
-        return fastPath?.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);
+        return serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);
       });
     },
     { prefix: TRPC_PREFIX },

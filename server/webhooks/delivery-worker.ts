@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Abortable, Collection, CreateIndexesOptions, FindOneAndUpdateOptions, UpdateFilter, UpdateOptions } from 'mongodb';
@@ -87,7 +88,8 @@ interface FieldChanges {
  */
 export class DeliveryWorker {
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  private readonly shutdown = new AbortController();
+  /** Every attempt in flight listens to it (and stops listening when it ends): as many listeners as attempts. */
+  private readonly shutdown = unboundedListeners(new AbortController());
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
   private loop: Promise<void> | undefined;
@@ -357,4 +359,9 @@ export class DeliveryWorker {
 
 function merge(a: FieldChanges, b: FieldChanges): FieldChanges {
   return { $set: { ...a.$set, ...b.$set }, $unset: { ...a.$unset, ...b.$unset } };
+}
+
+function unboundedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

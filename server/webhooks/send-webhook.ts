@@ -29,13 +29,24 @@ export interface Attempt {
 /** POSTs one event to one URL, signed for this attempt, and says how it went. Never throws. */
 export async function sendWebhook({ url, id, body, secret, timeoutMs, shutdown, headers }: Attempt): Promise<AttemptOutcome> {
   const started = Date.now();
+  // A plain controller and timer, held here until the attempt ends: AbortSignal.timeout() combined
+  // with AbortSignal.any() can be collected before it fires on Node 20, and the attempt never ends.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    deadline.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+  }, timeoutMs);
+  const onShutdown = () => {
+    deadline.abort(shutdown.reason);
+  };
+  if (shutdown.aborted) onShutdown();
+  else shutdown.addEventListener('abort', onShutdown, { once: true });
   try {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'plant-store-webhooks', ...headers, ...signWebhook(secret, id, body) },
       body,
       redirect: 'manual',
-      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), shutdown]),
+      signal: deadline.signal,
     });
     // The answer's body is not read: only its status counts, and a receiver may send a large one.
     await response.body?.cancel().catch(() => undefined);
@@ -46,6 +57,9 @@ export async function sendWebhook({ url, id, body, secret, timeoutMs, shutdown, 
   } catch (error) {
     if (shutdown.aborted) return { kind: 'abandoned' };
     return { kind: 'failed', error: describeFailure(error, url, timeoutMs, Date.now() - started), retryAfterMs: 0 };
+  } finally {
+    clearTimeout(timer);
+    shutdown.removeEventListener('abort', onShutdown);
   }
 }
 

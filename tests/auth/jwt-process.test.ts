@@ -361,12 +361,61 @@ describe('a service with static tokens alone', () => {
   });
 });
 
+describe('a key set larger than the limit (256 KiB)', () => {
+  const running: { provider?: IdentityProvider; service?: ServiceProcess } = {};
+  beforeAll(async () => {
+    running.provider = await startIdentityProvider();
+    running.service = await startService(serviceEnv(running.provider));
+  });
+  afterAll(async () => {
+    await running.service?.stop();
+    await running.provider?.close();
+  });
+
+  it('is refused like a provider that does not answer: 503 with Retry-After, memory unmoved, keys already held still serve', async () => {
+    const { provider, service } = running as Required<typeof running>;
+    const known = await provider.mint({ scope: 'plants:read' });
+    expect((await callOperation(service.url, 'REST', 'listPlants', 0, known)).status).toBe(200);
+    const peakBefore = await service.peakRssBytes();
+    // 20 MB of key set, sent in chunks; a token with a kid the service lacks makes it fetch the set again, once per cooldown (1 s).
+    provider.padding = 20 * 1024 * 1024;
+    provider.published = [...provider.published, await makeSigningKey('key-new')];
+    const fetchesBefore = provider.fetches;
+    for (let round = 0; round < 3; round += 1) {
+      // Past the cooldown of the last fetch, which would make an unknown kid the token's fault (401).
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const stranger = await provider.mint({ scope: 'plants:read' }, { key: provider.published[1] });
+      const response = await callOperation(service.url, round % 2 === 0 ? 'REST' : '/trpc', 'listPlants', 0, stranger);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await refusalOf(response)).toMatchObject({ status: 503, message: "the identity provider's signing keys cannot be fetched, so the token cannot be checked: try again shortly" });
+    }
+    expect(provider.fetches - fetchesBefore).toBeGreaterThanOrEqual(2);
+    // Reading 20 MB whole would have cost the process a hundred MiB or more at each fetch.
+    expect((await service.peakRssBytes()) - peakBefore).toBeLessThan(30 * 1024 * 1024);
+    expect((await callOperation(service.url, 'REST', 'listPlants', 0, known)).status).toBe(200);
+    expect((await callOperation(service.url, 'REST', 'listPlants', 0, STATIC_TOKEN)).status).toBe(200);
+    expect(service.output()).toContain('the key set URL answered more than 262144 bytes');
+
+    // Back to a key set of a normal size: the new key is fetched and serves.
+    provider.padding = 0;
+    const newcomer = await provider.mint({ scope: 'plants:read' }, { key: provider.published[1] });
+    const deadline = Date.now() + 8_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await callOperation(service.url, 'REST', 'listPlants', 0, newcomer)).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(status).toBe(200);
+  }, 40_000);
+});
+
 describe('bad AUTH_* configuration stops start-up, naming the variable', () => {
   it.each([
     [{ AUTH_JWKS_URL: 'ftp://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }, 'AUTH_JWKS_URL: must be the http(s) URL'],
     [{ AUTH_JWKS_URL: 'https://id.example/jwks' }, 'AUTH_ISSUER and AUTH_AUDIENCE must be set when AUTH_JWKS_URL is set'],
     [{ AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a', AUTH_CLOCK_SKEW_S: '-1' }, 'AUTH_CLOCK_SKEW_S: must be a whole number of seconds from 0 to 300'],
     [{ API_TOKEN_HASHES: 'ci not-a-sha256-secret' }, 'API_TOKEN_HASHES: item 1 is not'],
+    [{ NODE_ENV: 'production', AUTH_JWKS_URL: 'http://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }, 'AUTH_JWKS_URL must be an https URL when NODE_ENV=production'],
   ])('%o', async (env, message) => {
     const spawned = spawnService({ MONGODB_URI: testMongoUri(), ...env });
     expect(await spawned.exited()).toBe(1);

@@ -37,6 +37,8 @@ export const JSON_WITH_TOKEN = { 'content-type': 'application/json', authorizati
 /** A service process under attack, and what it answered. */
 export interface HostileService {
   readonly url: string;
+  /** The process's id. */
+  readonly pid: number;
   /** The service's plants, read through a connection of the test's own. */
   readonly plants: Collection;
   /** Sends one request through the keep-alive agent; throws (with the process's last output) when there is no answer. */
@@ -86,6 +88,7 @@ export async function startHostileService(env: Record<string, string> = {}): Pro
 
   return {
     url: service.url,
+    pid: service.pid,
     plants,
     send,
     async exchange(request, { head = false } = {}) {
@@ -137,6 +140,9 @@ export function useHostileService(env: Record<string, string> | (() => Record<st
   return {
     get url() {
       return running().url;
+    },
+    get pid() {
+      return running().pid;
     },
     get plants() {
       return running().plants;

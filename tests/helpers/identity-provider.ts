@@ -54,6 +54,8 @@ export interface IdentityProvider {
   published: SigningKey[];
   /** Requests the JWKS got. */
   readonly fetches: number;
+  /** Bytes of padding in the key set (a key with a long field), sent in chunks without a Content-Length: 0 for none. */
+  padding: number;
   /** The service's environment for this provider. */
   env(extra?: Record<string, string>): Record<string, string>;
   mint(claims?: TokenClaims, options?: MintOptions): Promise<string>;
@@ -74,6 +76,7 @@ export async function startIdentityProvider({ keys, listening = true }: { keys?:
     get fetches() {
       return fetches;
     },
+    padding: 0,
     env: (extra = {}) => ({ AUTH_JWKS_URL: provider.jwksUrl, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE, ...extra }),
     mint: async (claims = {}, { key, header = {} } = {}) => {
       const signer = key ?? provider.published[0];
@@ -100,7 +103,18 @@ export async function startIdentityProvider({ keys, listening = true }: { keys?:
           response.writeHead(404).end();
           return;
         }
-        response.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: provider.published.map((key) => key.jwk) }));
+        const keys = JSON.stringify({ keys: [...provider.published.map((key) => key.jwk), ...(provider.padding > 0 ? [{ kty: 'oct', kid: 'padding', k: '' }] : [])] });
+        if (provider.padding === 0) {
+          response.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(keys);
+          return;
+        }
+        // The padding goes inside the last key's "k", a chunk at a time: no Content-Length tells its size ahead.
+        const [head, tail] = [keys.slice(0, -4), keys.slice(-4)];
+        response.writeHead(200, { 'content-type': 'application/jwk-set+json' });
+        response.write(head);
+        const chunk = 'A'.repeat(64 * 1024);
+        for (let sent = 0; sent < provider.padding; sent += chunk.length) response.write(chunk);
+        response.end(tail);
       });
       server.listen(port, '127.0.0.1');
       await once(server, 'listening');

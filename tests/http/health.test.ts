@@ -32,7 +32,7 @@ describe('health probes', () => {
     }
   });
 
-  it('/healthz answers 503 once the event loop stalled for over a second since the previous probe, and 200 again after', async () => {
+  it('/healthz answers 503 once the event loop stalled for over a second since the previous probe, and to the next probe too', async () => {
     const app = await buildApp(testConfig());
     try {
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
@@ -46,7 +46,8 @@ describe('health probes', () => {
       expect(stalled.statusCode).toBe(503);
       expect(stalled.json()).toStrictEqual({ error: 503, message: expect.stringMatching(/^not healthy: the event loop stalled for \d+ ms$/) as unknown });
       expect(Number(/(\d+) ms/.exec(stalled.json<{ message: string }>().message)?.[1])).toBeGreaterThan(1_000);
-      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      // The signal holds for a while: a stranger's probe cannot take it from the orchestrator's.
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(503);
     } finally {
       await app.close();
     }

@@ -104,6 +104,8 @@ describe('MongoDB stops answering under the running service', () => {
     expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
 
     proxy.blackHole(true);
+    // /readyz answers from a ping of the last tenth of a second: past it, the next caller's ping meets the black hole.
+    await new Promise((resolve) => setTimeout(resolve, 150));
     // At once, while the service still holds connections to MongoDB...
     const first = await everyRoute(running.url, 100);
     // ...and again once those have been given up.

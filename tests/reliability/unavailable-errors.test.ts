@@ -1,6 +1,6 @@
 // Which failures of the MongoDB driver mean "MongoDB is unavailable" (503, logged once per outage)
 // rather than a fault of the service (500, logged each time).
-import { MongoNetworkError, MongoServerError, MongoTopologyClosedError } from 'mongodb';
+import { MongoExpiredSessionError, MongoNetworkError, MongoServerError, MongoTopologyClosedError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { MongoDeadlineError } from '../../server/db/operation-deadlines.js';
 import { isUnavailable } from '../../server/db/mongo-errors.js';
@@ -15,6 +15,8 @@ describe('isUnavailable', () => {
     ['a server shutting down', new MongoServerError({ code: 91, errmsg: 'shutdown in progress' })],
     ["a write to a connection the server closed (Node's EPIPE, passed on by the driver as it is)", socketError('EPIPE')],
     ['a reset connection', socketError('ECONNRESET')],
+    ['a cursor the server dropped', new MongoServerError({ code: 43, errmsg: 'cursor id 7 not found' })],
+    ["a later round trip of an operation whose session its deadline ended", new MongoExpiredSessionError()],
   ])('%s: unavailable', (_case, error) => {
     expect(isUnavailable(error)).toBe(true);
   });

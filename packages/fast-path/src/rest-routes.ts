@@ -21,6 +21,8 @@ type ShimResponse = OpenApiResponse & NodeHTTPResponse;
 export interface RestRouteHooks {
   /** On every route that may take a body: the operations' POST, PUT and PATCH, and the catch-all. */
   bodyPreHandler?: preHandlerHookHandler;
+  /** On every route, after `bodyPreHandler`. */
+  preHandler?: preHandlerHookHandler;
   /** On the catch-all, which answers every path and method no operation's route does. */
   catchAllOnRequest?: onRequestHookHandler;
 }
@@ -54,16 +56,10 @@ export function registerFastRestRoutes<TContext>(rest: FastifyInstance, options:
     return reply;
   };
   const directCallOf = createRestDirectCall({ createContext, onError, responseMeta, mapOutput }, operations);
-  const { bodyPreHandler, catchAllOnRequest } = hooks;
+  const { bodyPreHandler, preHandler, catchAllOnRequest } = hooks;
+  const preHandlers = (takesBody: boolean) => [...(takesBody && bodyPreHandler ? [bodyPreHandler] : []), ...(preHandler ? [preHandler] : [])];
   for (const operation of operations) {
-    const takesBody = BODY_METHODS.has(operation.method);
-    rest.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handler), ...(takesBody && bodyPreHandler && { preHandler: bodyPreHandler }) });
+    rest.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handler), preHandler: preHandlers(BODY_METHODS.has(operation.method)) });
   }
-  rest.route({
-    method: OPENAPI_METHODS,
-    url: '/*',
-    handler,
-    ...(catchAllOnRequest && { onRequest: catchAllOnRequest }),
-    ...(bodyPreHandler && { preHandler: bodyPreHandler }),
-  });
+  rest.route({ method: OPENAPI_METHODS, url: '/*', handler, preHandler: preHandlers(true), ...(catchAllOnRequest && { onRequest: catchAllOnRequest }) });
 }

@@ -1,0 +1,53 @@
+import { procedureEntries, type RestRouteHooks } from '@plant-store/fast-path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import type { AppRouter } from '../../routers/app.js';
+import type { Context } from '../../routers/context.js';
+import { forgedMarkerInQuery, markBody, reviveMarked, writableJson } from '../http/int64-edge.js';
+import type { ApiServing } from './api-routes.js';
+import { responseMeta, rethrowRestError } from './rest-answers.js';
+
+/** The stock adapters: trpc-to-openapi's Fastify plugin for REST, tRPC's own handler for every /trpc call. */
+export function stockServing(router: AppRouter, createContext: (request: FastifyRequest) => Context): ApiServing {
+  return {
+    registerRestRoutes: (rest, hooks) => registerStockRestRoutes(rest, router, createContext, hooks),
+    tryTrpcCall: () => undefined,
+  };
+}
+
+async function registerStockRestRoutes(rest: FastifyInstance, router: AppRouter, createContext: (request: FastifyRequest) => Context, hooks: RestRouteHooks) {
+  // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
+  // the parsed body to the caller, which revives it: bigints go to it as markers.
+  rest.addHook('preHandler', (request, _reply, done) => {
+    request.body = markBody(request.body);
+    done(forgedMarkerInQuery(request));
+  });
+  // The plugin's one route is the catch-all: its hooks are this context's.
+  if (hooks.bodyPreHandler) rest.addHook('preHandler', hooks.bodyPreHandler);
+  if (hooks.preHandler) rest.addHook('preHandler', hooks.preHandler);
+  if (hooks.catchAllOnRequest) rest.addHook('onRequest', hooks.catchAllOnRequest);
+  await rest.register(fastifyTRPCOpenApiPlugin, {
+    router: withInt64Markers(router),
+    createContext: ({ req }: { req: FastifyRequest }) => createContext(req),
+    onError: rethrowRestError,
+    responseMeta,
+  });
+}
+
+/**
+ * The router, its callers taking inputs with int64 markers and giving outputs made writable: a
+ * caller of its own per call, one function per procedure path (the router is flat).
+ */
+function withInt64Markers(router: AppRouter): AppRouter {
+  const paths = procedureEntries(router).map(({ path }) => path);
+  const createCaller = (ctx: Context) => {
+    const caller = router.createCaller(ctx) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
+    const markedCaller: Record<string, (input: unknown) => Promise<unknown>> = {};
+    for (const path of paths) {
+      const call = caller[path];
+      if (call) markedCaller[path] = async (input) => writableJson(await call(reviveMarked(input)));
+    }
+    return markedCaller;
+  };
+  return { ...router, createCaller: createCaller as unknown as AppRouter['createCaller'] };
+}

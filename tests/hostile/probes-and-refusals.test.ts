@@ -1,0 +1,140 @@
+// The service process, in both modes, against what a stranger can send that no route expects: a
+// request without Host, prototype names as query parameters, JSON bodies writing a key twice,
+// deep pipelining, probes called in a flood, and a probe that would take the stall signal from
+// the orchestrator. Every line the process writes stays a JSON log line.
+import { Agent, get } from 'node:http';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '@plant-store/service-launcher';
+import type { RawResponse } from '../helpers/http-responses.js';
+import { HOSTILE_TOKEN, JSON_WITH_TOKEN, messageOf, rawRequest, trpcQuery, useHostileService } from '../helpers/hostile-service.js';
+
+const bearer = { authorization: `Bearer ${HOSTILE_TOKEN}` };
+
+function expectErrorBody(answer: RawResponse, status: number, message: string | RegExp) {
+  expect(answer.status).toBe(status);
+  const body = JSON.parse(answer.body) as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toStrictEqual(['error', 'message']);
+  expect(body.error).toBe(status);
+  expect(body.message).toMatch(message);
+}
+
+/** Lines of output that are not JSON log lines. */
+const notJsonLines = (output: string) => output.split('\n').filter((line) => line !== '' && !line.startsWith('{"level":'));
+
+describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath) => {
+  const service = useHostileService({ FAST_PATH: fastPath });
+
+  it('a request without Host: 400 in the Error shape, with a request id, and a log line', async () => {
+    const answer = await service.exchange('GET /healthz HTTP/1.1\r\nconnection: close\r\n\r\n');
+    expectErrorBody(answer, 400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
+    const id = answer.headers['x-request-id'];
+    expect(id).toMatch(/\S/);
+    // The log line is written once the answer has gone out, so it may come just after it.
+    await vi.waitFor(() => {
+      expect(service.output()).toMatch(new RegExp(`"reqId":"${id}".*"status":400`));
+    });
+    // HTTP/1.0 needs none.
+    expect((await service.exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype'])('%s in a query is an unknown parameter: 400 naming it, on every REST route', async (name) => {
+    for (const path of [`/plants?${name}=1`, `/plants?limit=5&${name}=x`, `/plants/1?${name}=1`]) {
+      const answer = await service.exchange(rawRequest('GET', path, bearer));
+      expectErrorBody(answer, 400, new RegExp(`unknown parameter.*"${name}"`));
+    }
+    expectErrorBody(await service.exchange(rawRequest('DELETE', `/plants/1?${name}=1`, bearer)), 400, new RegExp(`"${name}"`));
+    await service.checkAfterBatch();
+  });
+
+  it('a JSON body writing a key twice: 400 naming the key, over REST and /trpc; nothing stored', async () => {
+    const bodies: [string, string][] = [
+      ['{"id": 20000, "id": 1020000, "name": "dup"}', 'id'],
+      ['{"id": 20001, "name": "a", "n\\u0061me": "b"}', 'name'],
+      ['{"id": 20002, "name": "ok", "tag": "x", "tag": "x"}', 'tag'],
+    ];
+    for (const [body, key] of bodies) {
+      const message = `has the key "${key}" twice in one object: each key may appear once`;
+      const rest = await service.send({ method: 'POST', path: '/plants', body, headers: JSON_WITH_TOKEN });
+      expect(rest.status).toBe(400);
+      expect(JSON.parse(rest.body)).toStrictEqual({ error: 400, message: `the request body ${message}` });
+      const trpc = await service.send({ method: 'POST', path: '/trpc/createPlant', body, headers: JSON_WITH_TOKEN });
+      expect(trpc.status).toBe(400);
+      expect(messageOf(trpc)).toContain(message);
+      const query = await service.send({ method: 'GET', path: trpcQuery('getPlant', '{"id": 1, "id": 2}'), headers: bearer });
+      expect(query.status).toBe(400);
+      expect(messageOf(query)).toContain('has the key "id" twice in one object');
+    }
+    // Nested objects and arrays have keys of their own: the same key in two objects is fine.
+    expect((await service.send({ method: 'POST', path: '/trpc/createPlant', body: '{"id": 20003, "name": "fine"}', headers: JSON_WITH_TOKEN })).status).toBe(200);
+    await service.checkAfterBatch([20003]);
+  });
+
+  it('15 pipelined requests (within MAX_PIPELINED_REQUESTS) are all answered, and nothing but JSON log lines is written', async () => {
+    const requests = Array.from({ length: 15 }, (_, index) => rawRequest('GET', '/healthz', { connection: index === 14 ? 'close' : 'keep-alive' }));
+    const answers = await service.pipeline(requests);
+    expect(answers.map((answer) => answer.status)).toStrictEqual(Array.from({ length: 15 }, () => 200));
+    expect(service.output()).not.toContain('MaxListenersExceededWarning');
+    expect(notJsonLines(service.output())).toStrictEqual([]);
+  });
+});
+
+describe('probes called by strangers', () => {
+  let metricsPort = 0;
+  // Before the service's own beforeAll, which reads its environment.
+  beforeAll(async () => {
+    metricsPort = await freePort();
+  });
+  const service = useHostileService(() => ({ METRICS_PORT: String(metricsPort) }));
+
+  it('/readyz sends MongoDB one ping per tenth of a second at most, however many callers', async () => {
+    const pings = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const line = /^plant_store_mongodb_command_duration_seconds_count\{command="ping",outcome="success"\} (\d+)$/m.exec(text);
+      return Number(line?.[1] ?? 0);
+    };
+    const before = await pings();
+    const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+    const started = performance.now();
+    let answered = 0;
+    // 32 callers asking back to back for 2 s.
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (performance.now() - started < 2_000) {
+          const status = await new Promise<number | undefined>((resolve) => {
+            get(`${service.url}/readyz`, { agent }, (response) => {
+              response.resume();
+              response.on('end', () => {
+                resolve(response.statusCode);
+              });
+            }).on('error', () => {
+              resolve(undefined);
+            });
+          });
+          expect(status).toBe(200);
+          answered += 1;
+        }
+      }),
+    );
+    const elapsedMs = performance.now() - started;
+    agent.destroy();
+    const sent = (await pings()) - before;
+    console.log(`/readyz: ${answered} answers in ${Math.round(elapsedMs)} ms from ${sent} pings`);
+    expect(answered).toBeGreaterThan(100);
+    expect(sent).toBeLessThanOrEqual(Math.ceil(elapsedMs / 100) + 2);
+  });
+
+  it('a stall of the event loop answers /healthz 503 to every probe for a while, not only to the first caller', async () => {
+    expect((await service.send({ method: 'GET', path: '/healthz' })).status).toBe(200);
+    // Frozen for 3 s: for the process, its event loop stalled.
+    process.kill(service.pid, 'SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    process.kill(service.pid, 'SIGCONT');
+    const stranger = await service.send({ method: 'GET', path: '/healthz' });
+    const orchestrator = await service.send({ method: 'GET', path: '/healthz' });
+    const later = await service.send({ method: 'GET', path: '/healthz' });
+    for (const probe of [stranger, orchestrator, later]) {
+      expect(probe.status).toBe(503);
+      expect(JSON.parse(probe.body)).toMatchObject({ error: 503, message: expect.stringMatching(/^not healthy: the event loop stalled for \d+ ms$/) as unknown });
+    }
+  });
+});
