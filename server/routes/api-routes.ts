@@ -5,7 +5,7 @@ import type { Context } from '../../routers/context.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
 import { markTrpcInput, writableJson } from '../http/int64-edge.js';
-import { responseMeta, rethrowRestError } from './rest-answers.js';
+import { entityTagHeaders, responseMeta, rethrowRestError } from './rest-answers.js';
 
 /** What answers the API's requests: the fast path, or the stock adapters (chosen once, by the API plugin). */
 export interface ApiServing {
@@ -32,7 +32,7 @@ export function createApiFastPath(router: AppRouter, createContext: ApiRoutesOpt
     router,
     createContext,
     rest: { onError: rethrowRestError, responseMeta, mapOutput: writableJson },
-    trpc: { errorHeaders: authChallengeHeaders, onError: logUnexpectedTrpcError, queryInput: (text) => markTrpcInput(text, 'query') },
+    trpc: { errorHeaders: authChallengeHeaders, dataHeaders: entityTagHeaders, onError: logUnexpectedTrpcError, queryInput: (text) => markTrpcInput(text, 'query') },
   });
   if (mismatches) {
     log.warn({ versions: mismatches }, `fast path off: ${describeMismatches(mismatches)}; the stock tRPC and trpc-to-openapi adapters serve the API, as with FAST_PATH=off`);

@@ -32,6 +32,11 @@ export function responseMeta({ ctx, data, errors, info }: RestAnswer<Context>): 
   return data[0] === undefined ? { status: 204, headers } : { headers };
 }
 
+/** The `ETag` of the plant a call answered, when it answered one: for /trpc answers, as REST's carry it. */
+export function entityTagHeaders(ctx: Context): Record<string, string> | undefined {
+  return ctx.entityTag === undefined ? undefined : { etag: ctx.entityTag };
+}
+
 /** Whether a read's If-None-Match names the entity tag (weakly: RFC 9110, section 13.1.2); an unreadable one is ignored. */
 function isNotModified(ifNoneMatch: string | undefined, entityTag: string): boolean {
   if (ifNoneMatch === undefined) return false;

@@ -7,6 +7,7 @@ import { readBodyText, type BodyStream } from '../http/body-text.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
+import { entityTagHeaders } from './rest-answers.js';
 
 export const TRPC_PREFIX = '/trpc';
 
@@ -22,7 +23,8 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
   const trpcOptions = {
     router,
     createContext: ({ req }) => createContext(req),
-    responseMeta: ({ errors }) => ({ headers: errors[0] ? authChallengeHeaders(errors[0]) : {} }),
+    // A single call's answer carries the ETag of the plant it answers, as REST's does; a batch's, none.
+    responseMeta: ({ ctx, errors, paths }) => ({ headers: errors[0] ? authChallengeHeaders(errors[0]) : paths?.length === 1 && ctx ? (entityTagHeaders(ctx) ?? {}) : {} }),
     onError: logUnexpectedTrpcError,
   } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'];
 

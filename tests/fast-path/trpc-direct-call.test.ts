@@ -126,8 +126,8 @@ const queryCases: [string, string, string | undefined, Record<string, string>][]
 async function answer(request: InjectOptions) {
   const stockCallsBefore = stock.calls;
   const response = await testApp.app.inject(request);
-  const { 'content-type': contentType, vary, 'www-authenticate': challenge, allow } = response.headers;
-  return { answer: { status: response.statusCode, contentType, vary, challenge, allow, body: response.body }, byStock: stock.calls > stockCallsBefore };
+  const { 'content-type': contentType, vary, 'www-authenticate': challenge, allow, etag } = response.headers;
+  return { answer: { status: response.statusCode, contentType, vary, challenge, allow, etag, body: response.body }, byStock: stock.calls > stockCallsBefore };
 }
 
 /** The request as the direct call takes it, and the same request with `via=trpc` for tRPC's handler. */

@@ -189,6 +189,17 @@ describe('GET /plants?tag=', () => {
 });
 
 describe('over /trpc and in process', () => {
+  it('a single call over /trpc answers the ETag of the plant, as REST does', async () => {
+    const etag = (await create({ id: 1, name: 'Fern' })).headers.get('etag');
+    const got = await send('GET', `/trpc/getPlant?input=${encodeURIComponent('{"id":1}')}`);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('etag')).toBe(etag);
+    const updated = await send('POST', '/trpc/updatePlant', { ...auth, 'content-type': 'application/json' }, `{"id":1,"name":"Bracken","ifMatch":${JSON.stringify(etag)}}`);
+    expect(updated.status).toBe(200);
+    expect(updated.headers.get('etag')).toBe((await send('GET', '/plants/1')).headers.get('etag'));
+    expect(updated.headers.get('etag')).not.toBe(etag);
+  });
+
   it('updatePlant changes a plant, honours ifMatch with PRECONDITION_FAILED, and listPlants filters by tag', async () => {
     const client = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
     const etag = (await create({ id: 1, name: 'Fern', tag: 'shade' })).headers.get('etag') ?? '';

@@ -28,9 +28,11 @@ export interface RestOptions<TContext> {
 }
 
 /** How /trpc answers: the options tRPC's Fastify request handler takes, as the app gives them to it. */
-export interface TrpcOptions {
+export interface TrpcOptions<TContext = never> {
   /** Extra headers for an answer with this error (what the stock handler's `responseMeta` adds). */
   errorHeaders: (error: TRPCError) => Record<string, string>;
+  /** Extra headers for a successful answer, from the call's context (what the stock handler's `responseMeta` adds). */
+  dataHeaders?: (ctx: TContext) => Record<string, string> | undefined;
   onError: (options: { error: TRPCError; req: FastifyRequest }) => void;
   /**
    * The text of a GET's `input` query parameter as the stock handler is given it, before it is
@@ -45,7 +47,7 @@ export interface FastHandlersOptions<TRouter extends OpenApiRouter, TContext ext
   /** A call's context, from its request (its Authorization header): the same for REST and /trpc. */
   createContext: (request: FastifyRequest) => TContext;
   rest: RestOptions<TContext>;
-  trpc: TrpcOptions;
+  trpc: TrpcOptions<TContext>;
   /**
    * The version of a package as installed where this package resolves it; undefined when it is
    * not found. Reads the package's package.json unless given (tests fake a mismatch here).

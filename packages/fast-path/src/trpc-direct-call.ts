@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TrpcOptions } from './options.js';
 import { isObject, isThenable, proceduresOf, runProcedure } from './run-procedure.js';
 
-export interface DirectCallOptions<TContext extends object> extends TrpcOptions {
+export interface DirectCallOptions<TContext extends object> extends TrpcOptions<TContext> {
   router: AnyTRPCRouter;
   createContext: (request: FastifyRequest) => TContext;
 }
@@ -25,7 +25,7 @@ export interface DirectCallOptions<TContext extends object> extends TrpcOptions 
  * METHOD_NOT_SUPPORTED answer. Anything else gets no answer here (undefined) and goes to tRPC's
  * stock handler.
  */
-export function createDirectCall<TContext extends object>({ router, createContext, errorHeaders, onError, queryInput = identity }: DirectCallOptions<TContext>) {
+export function createDirectCall<TContext extends object>({ router, createContext, errorHeaders, dataHeaders, onError, queryInput = identity }: DirectCallOptions<TContext>) {
   const config = router._def._config as TRPCRootConfig<RootTypes>;
   const deserialize = (json: unknown): unknown => config.transformer.input.deserialize(json);
   const parseBody = (text: string): unknown => deserialize(JSON.parse(text));
@@ -50,7 +50,7 @@ export function createDirectCall<TContext extends object>({ router, createContex
     }
     // What transformTRPCResponse makes of `{ result: { data } }`, without its three object spreads.
     const serialized: unknown = config.transformer.output.serialize(data);
-    return send(reply, 200, JSON.stringify({ result: { data: serialized } }), NO_HEADERS);
+    return send(reply, 200, JSON.stringify({ result: { data: serialized } }), dataHeaders?.(ctx) ?? NO_HEADERS);
   };
 
   /** tRPC's answer to a query that is not a GET or a mutation that is not a POST (without method override). */
