@@ -167,3 +167,17 @@ export function notAPlantIdAnswer(method: 'GET' | 'DELETE' | 'PATCH') {
     },
   } satisfies { description: string; example: OperationExample };
 }
+
+/** The 412 of a write conditioned on an entity tag plant 42 no longer has: nothing is written. */
+export function changedMeanwhileAnswer(request: Omit<ExampleRequest, 'token' | 'headers'>, nothing: 'changed' | 'deleted') {
+  return {
+    description: `The plant has changed since it was read: its entity tag matches none of If-Match; nothing was ${nothing}`,
+    example: {
+      name: 'changedMeanwhile',
+      summary: 'If-Match names an entity tag the plant no longer has',
+      request: { token: 'valid', ...request, headers: { 'if-match': '"an-earlier-version"' } },
+      given: [MONSTERA],
+      response: { error: 412, message: 'the plant with id 42 has changed: its entity tag matches none of If-Match; read it again and retry' },
+    },
+  } satisfies { description: string; example: OperationExample };
+}

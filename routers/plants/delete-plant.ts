@@ -42,16 +42,7 @@ export const deletePlant = protectedProcedure
             response: { error: 404, message: 'no plant with id 9007199254740993' },
           },
         },
-        412: {
-          description: 'The plant has changed since it was read: its entity tag matches none of If-Match; nothing was deleted',
-          example: {
-            name: 'changedMeanwhile',
-            summary: 'If-Match names an entity tag the plant no longer has',
-            request: { ...ex.valid, ...request, headers: { 'if-match': '"an-earlier-version"' } },
-            given: [ex.MONSTERA],
-            response: { error: 412, message: 'the plant with id 42 has changed: its entity tag matches none of If-Match; read it again and retry' },
-          },
-        },
+        412: ex.changedMeanwhileAnswer(request, 'deleted'),
         ...ex.sharedAnswers('plants:write', request, { given: [ex.MONSTERA] }),
       },
     }),

@@ -55,16 +55,7 @@ export const updatePlant = protectedProcedure
             response: { error: 404, message: 'no plant with id 9007199254740993' },
           },
         },
-        412: {
-          description: 'The plant has changed since it was read: its entity tag matches none of If-Match; nothing was changed',
-          example: {
-            name: 'changedMeanwhile',
-            summary: 'If-Match names an entity tag the plant no longer has',
-            request: { ...ex.valid, ...request, headers: { 'if-match': '"an-earlier-version"' }, body: { tag: null } },
-            given: [ex.MONSTERA],
-            response: { error: 412, message: 'the plant with id 42 has changed: its entity tag matches none of If-Match; read it again and retry' },
-          },
-        },
+        412: ex.changedMeanwhileAnswer({ ...request, body: { tag: null } }, 'changed'),
         415: {
           description: 'The body is neither a JSON merge patch nor JSON',
           example: {
