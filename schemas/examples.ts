@@ -9,7 +9,7 @@ import type { NewPlant, Plant, StoredPlant } from './plant.js';
  */
 
 export interface ExampleRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path with its query string, such as `/plants?limit=2`. */
   url: string;
   /**
