@@ -10,6 +10,7 @@ import {
   PlantSchema,
   StoredPlantSchema,
   UpdatePlantInputSchema,
+  PlantNotFoundError,
   type AppConfig,
   type Plant,
   type PlantStore,
@@ -112,7 +113,11 @@ function updatePlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
     const input = UpdatePlantInputSchema.safeParse({ ...(request.body as object), id: request.params.id });
     if (!input.success) return badRequest(reply, input.error);
     const { id, name, tag } = input.data;
-    const changed = await store.update(id, { name, tag });
+    const changed = await store.update(id, { name, tag }).catch((error: unknown) => {
+      if (error instanceof PlantNotFoundError) return undefined;
+      throw error;
+    });
+    if (changed === undefined) return reply.code(404).send({ error: 404, message: `no plant with id ${id}` });
     // The output schema is strict: the plant without the store's revision.
     return int64Json.writable(StoredPlantSchema.parse({ id: changed.id, name: changed.name, ...(changed.tag !== undefined && { tag: changed.tag }) }));
   };
