@@ -20,12 +20,13 @@ import { declaredOperations, type DeclaredOperation } from './rest-declarations.
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, serving }: ApiRoutesOptions, routeMethods: RouteMethods) {
   const operations = restOperations(router);
-  const declared: CheckedOperation[] = declaredOperations(router).map((entry) => ({
+  const all: CheckedOperation[] = declaredOperations(router).map((entry) => ({
     ...entry,
     checksBody: entry.pathParameters.length > 0 || entry.meta.conditional?.ifMatch === true,
   }));
+  const declared: DeclaredBodies = { all, byRoute: new Map(all.map((entry) => [`${entry.operation.method} ${entry.operation.fastifyPath}`, entry])) };
   // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
-  const otherMediaTypes = [...new Set(declared.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
+  const otherMediaTypes = [...new Set(all.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
   for (const operation of operations) routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
@@ -56,6 +57,12 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** An operation, and whether a JSON body to it is checked for keys it may not hold. */
 type CheckedOperation = DeclaredOperation & { checksBody: boolean };
 
+/** The operations, and each by its own route (`PATCH /plants/:id`), as the fast path mounts them. */
+interface DeclaredBodies {
+  all: readonly CheckedOperation[];
+  byRoute: ReadonlyMap<string, CheckedOperation>;
+}
+
 /** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
 function isOperationRequest(request: FastifyRequest, operations: readonly RestOperation[]): boolean {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
@@ -84,16 +91,16 @@ function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOp
  * (trpc-to-openapi reads JSON only), one it does not take is a 415. A key its path gives (`id`)
  * or its header carries (`ifMatch`, If-Match) may not come in the body as well.
  */
-function declaredBodyError(request: FastifyRequest, declared: readonly CheckedOperation[], otherMediaTypes: readonly string[]): Error | undefined {
+function declaredBodyError(request: FastifyRequest, declared: DeclaredBodies, otherMediaTypes: readonly string[]): Error | undefined {
   const { method } = request;
   if (!BODY_METHODS.has(method)) return undefined;
-  // A create (JSON, no path parameter, no condition) is looked at no further.
-  if (!declared.some(({ operation }) => operation.method === method)) return undefined;
   const contentType = request.headers['content-type'];
   const mediaType = contentType === undefined || contentType.startsWith('application/json') ? undefined : contentType.split(';', 1)[0]?.trim().toLowerCase();
   const other = mediaType !== undefined && otherMediaTypes.includes(mediaType);
-  const found = declared.find(({ operation, checksBody }) => operation.method === method && (other || checksBody) && operation.matchesUrl(request.url));
-  if (!found) return undefined;
+  // An operation's own route names it; the catch-all (FAST_PATH=off, or a path that is not plain) matches the URL.
+  const routed = declared.byRoute.get(`${method} ${request.routeOptions.url ?? ''}`);
+  const found = routed ?? declared.all.find(({ operation, checksBody }) => operation.method === method && (other || checksBody) && operation.matchesUrl(request.url));
+  if (found === undefined || !(other || found.checksBody)) return undefined;
   if (other) {
     if (!found.mediaTypes.includes(mediaType)) return httpError(415, `the body must be JSON: send it with Content-Type: ${found.mediaTypes.join(' or ')}`);
     request.headers['content-type'] = 'application/json';
