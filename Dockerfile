@@ -27,7 +27,7 @@ COPY --from=build /app/packages/fast-path/package.json node_modules/@plant-store
 COPY --from=build /app/packages/fast-path/dist node_modules/@plant-store/fast-path/dist
 # TypeScript arrives as a peer of @trpc/server, for its types only; type declarations, source maps and
 # documents are not read at run time either.
-RUN rm -rf node_modules/typescript \
+RUN rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver \
  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' \) -delete
 
 FROM ${NODE_IMAGE}

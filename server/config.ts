@@ -53,7 +53,7 @@ const EnvSchema = z.object({
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(MAX_SHUTDOWN_DELAY_MS, { error: 'must be at most 600000 (ten minutes)' }).default(0),
   RESPONSE_TIMEOUT_MS: positiveInt(10_000),
   MAX_PIPELINED_REQUESTS: positiveInt(16),
-  /** Unset: the process's descriptor limit less a reserve (server/http/connection-limit.ts). */
+  /** Unset: the process's descriptor limit less a reserve. */
   MAX_CONNECTIONS: z.coerce.number().int().positive().optional(),
   TRUST_PROXY: z
     .string()

@@ -6,8 +6,9 @@ import { httpError } from '../errors/http-error.js';
  * The refusal of a request that no route of this service can serve, whatever its path, or
  * undefined (the common case: two comparisons).
  *
- * - No `Host` header on an HTTP/1.1 request (RFC 9112 section 3.2): 400. Node would refuse it
- *   itself, with a bare answer, no request id and no log line; app.ts turns that off.
+ * - No `Host` header on an HTTP/1.1 request, or more than one (RFC 9112 section 3.2): 400. Node
+ *   would refuse the first itself, with a bare answer, no request id and no log line (turned off),
+ *   and keep the first of several.
  * - The asterisk-form target (`OPTIONS * HTTP/1.1`, RFC 9112 section 3.2.4) names the server,
  *   not a resource: 400. Routed, it would reach trpc-to-openapi, which cannot parse it as a URL.
  * - A body in a content coding (`Content-Encoding: gzip`, `br`...): no route decodes one, and
@@ -16,11 +17,19 @@ import { httpError } from '../errors/http-error.js';
  */
 export function requestRefusal(request: FastifyRequest, reply: FastifyReply): Error | undefined {
   if (request.headers.host === undefined && request.raw.httpVersion !== '1.0') return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
+  if (hostHeaders(request.raw.rawHeaders) > 1) return httpError(400, 'the request has more than one Host header: send exactly one');
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
   const encoding = request.headers['content-encoding'];
   if (encoding === undefined || isIdentity(encoding) || !hasBody(request.headers)) return undefined;
   reply.header('accept-encoding', 'identity');
   return httpError(415, 'the request body must not be encoded: send it without Content-Encoding (gzip, br and the like are not accepted)');
+}
+
+/** How many Host fields the request carries (`rawHeaders` alternates names and values). */
+function hostHeaders(rawHeaders: string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index]?.toLowerCase() === 'host') count += 1;
+  return count;
 }
 
 /** `identity`, or nothing: the codings listed, in any case, none but identity. */

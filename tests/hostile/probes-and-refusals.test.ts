@@ -24,7 +24,7 @@ const notJsonLines = (output: string) => output.split('\n').filter((line) => lin
 describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath) => {
   const service = useHostileService({ FAST_PATH: fastPath });
 
-  it('a request without Host: 400 in the Error shape, with a request id, and a log line', async () => {
+  it('a request without Host, or with two: 400 in the Error shape, with a request id, and a log line', async () => {
     const answer = await service.exchange('GET /healthz HTTP/1.1\r\nconnection: close\r\n\r\n');
     expectErrorBody(answer, 400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
     const id = answer.headers['x-request-id'];
@@ -33,6 +33,9 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     await vi.waitFor(() => {
       expect(service.output()).toMatch(new RegExp(`"reqId":"${id}".*"status":400`));
     });
+    const twice = await service.exchange('GET /healthz HTTP/1.1\r\nhost: a\r\nhost: b\r\nconnection: close\r\n\r\n');
+    expectErrorBody(twice, 400, 'the request has more than one Host header: send exactly one');
+    expect(twice.headers['x-request-id']).toMatch(/\S/);
     // HTTP/1.0 needs none.
     expect((await service.exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
   });
