@@ -1,5 +1,6 @@
-// Lint rules: the recommended type-aware sets, nothing exotic.
+// Lint rules: the recommended type-aware sets, nothing exotic; layout is left to Prettier.
 import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -8,7 +9,10 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
@@ -18,4 +22,6 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // Layout is Prettier's (npm run format): no rule of ESLint's argues with it.
+  prettier,
 );

@@ -16,7 +16,14 @@ export { createTokenVerifier } from './server/auth/bearer-tokens.js';
 export { MongoPlantStore, PLANTS_COLLECTION, TAG_INDEX, type PlantDocument } from './server/plants/mongo-plant-store.js';
 export { DUE_INDEX } from './server/webhooks/webhook-record.js';
 export { resolveMongo, type MongoSource } from './server/dev/mongo-source.js';
-export { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, StoreUnavailableError, type PlantStore, type Revised } from './routers/plant-store.js';
+export {
+  PlantConflictError,
+  PlantNotFoundError,
+  PlantPreconditionFailedError,
+  StoreUnavailableError,
+  type PlantStore,
+  type Revised,
+} from './routers/plant-store.js';
 export { entityTagOf, type EntityTagCondition } from './routers/entity-tags.js';
 export { int64Json } from './schemas/int64-json.js';
 export * from './schemas/index.js';

@@ -119,7 +119,9 @@ function updatePlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
     });
     if (changed === undefined) return reply.code(404).send({ error: 404, message: `no plant with id ${id}` });
     // The output schema is strict: the plant without the store's revision.
-    return int64Json.writable(StoredPlantSchema.parse({ id: changed.id, name: changed.name, ...(changed.tag !== undefined && { tag: changed.tag }) }));
+    return int64Json.writable(
+      StoredPlantSchema.parse({ id: changed.id, name: changed.name, ...(changed.tag !== undefined && { tag: changed.tag }) }),
+    );
   };
 }
 

@@ -22,7 +22,11 @@ export class ChildProfiler {
       await session.post('Profiler.start');
     } else {
       await session.post('HeapProfiler.enable');
-      await session.post('HeapProfiler.startSampling', { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      await session.post('HeapProfiler.startSampling', {
+        samplingInterval: interval,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
     }
     this.running = { session, kind };
   }

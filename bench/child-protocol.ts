@@ -24,8 +24,14 @@ export type ProfileKind = 'cpu' | 'heap';
  * `profile-start` / `profile-stop`: one of V8's sampling profilers, CPU or heap (child-profiler.ts),
  * over exactly the window between them (bench/profile.ts), the profile written to `file`.
  */
-export type ChildMessage = { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number } | { type: 'profile-started' } | { type: 'profile-written'; file: string };
-export type ParentMessage = { type: 'usage'; collectGarbage?: boolean } | { type: 'profile-start'; kind: ProfileKind; interval: number } | { type: 'profile-stop'; file: string };
+export type ChildMessage =
+  | { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number }
+  | { type: 'profile-started' }
+  | { type: 'profile-written'; file: string };
+export type ParentMessage =
+  | { type: 'usage'; collectGarbage?: boolean }
+  | { type: 'profile-start'; kind: ProfileKind; interval: number }
+  | { type: 'profile-stop'; file: string };
 
 /** Environment variables that tell a child what to run (the rest is the service's own config). */
 export const SERVER_KIND_ENV = 'BENCH_SERVER';

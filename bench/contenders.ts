@@ -74,13 +74,42 @@ export const CREATE: Operation = {
   name: 'create',
   title: 'create (a new plant each request)',
   contenders: [
-    { label: BASELINE_LABEL, server: 'baseline', request: (token) => createPlantRequest(BASELINE_PATH, token), expected: { status: 200, body: plant } },
-    { label: 'POST /plants (trpc-to-openapi)', row: REST_ROW, server: 'service', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant } },
-    { label: '/trpc/createPlant (tRPC)', row: TRPC_ROW, server: 'service', request: (token) => createPlantRequest('/trpc/createPlant', token), expected: { status: 200, body: { result: { data: plant } } } },
-    { label: 'reference: the route in bare Fastify', server: 'bare', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
+    {
+      label: BASELINE_LABEL,
+      server: 'baseline',
+      request: (token) => createPlantRequest(BASELINE_PATH, token),
+      expected: { status: 200, body: plant },
+    },
+    {
+      label: 'POST /plants (trpc-to-openapi)',
+      row: REST_ROW,
+      server: 'service',
+      request: (token) => createPlantRequest('/plants', token),
+      expected: { status: 200, body: plant },
+    },
+    {
+      label: '/trpc/createPlant (tRPC)',
+      row: TRPC_ROW,
+      server: 'service',
+      request: (token) => createPlantRequest('/trpc/createPlant', token),
+      expected: { status: 200, body: { result: { data: plant } } },
+    },
+    {
+      label: 'reference: the route in bare Fastify',
+      server: 'bare',
+      request: (token) => createPlantRequest('/plants', token),
+      expected: { status: 200, body: plant },
+      reference: true,
+    },
     ...peerContenders((token) => createPlantRequest('/plants', token), { status: 200, body: plant }),
     // The cost of observability, next to POST /plants with both off (bench/observed-service.ts).
-    { label: 'POST /plants, metrics on (METRICS_PORT)', server: 'service-metrics', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
+    {
+      label: 'POST /plants, metrics on (METRICS_PORT)',
+      server: 'service-metrics',
+      request: (token) => createPlantRequest('/plants', token),
+      expected: { status: 200, body: plant },
+      reference: true,
+    },
     {
       label: 'POST /plants, tracing on (always_on, OTLP to a local stub)',
       server: 'service-tracing',
@@ -120,7 +149,11 @@ export const LIST: Operation = {
       request: (token) => getRequest(`/trpc/listPlants?input=${listInput}`, token),
       expected: { status: 200, body: { result: { data: firstPage } } },
     },
-    ...peerContenders((token) => getRequest(`/plants?limit=${LIST_LIMIT}`, token), { status: 200, body: firstPage, link: nextPageLink('/plants') }),
+    ...peerContenders((token) => getRequest(`/plants?limit=${LIST_LIMIT}`, token), {
+      status: 200,
+      body: firstPage,
+      link: nextPageLink('/plants'),
+    }),
   ],
 };
 
@@ -167,7 +200,12 @@ export const UPDATE: Operation = {
   name: 'update',
   title: 'update (a stored plant renamed each request)',
   contenders: [
-    { label: BASELINE_LABEL, server: 'baseline', request: (token) => updateRequest(BASELINE_PATH, token, 'application/json'), expected: { status: 200, body: undefined, bodyFor: idOfPath } },
+    {
+      label: BASELINE_LABEL,
+      server: 'baseline',
+      request: (token) => updateRequest(BASELINE_PATH, token, 'application/json'),
+      expected: { status: 200, body: undefined, bodyFor: idOfPath },
+    },
     {
       label: 'PATCH /plants/{id} (trpc-to-openapi)',
       row: REST_ROW,
@@ -184,7 +222,13 @@ export const UPDATE: Operation = {
       expected: { status: 200, body: undefined, bodyFor: (request) => ({ result: { data: idOfBody(request) } }) },
       judgedAgainst: TRPC_CREATE_REFERENCE,
     },
-    { label: REST_CREATE_REFERENCE, server: 'service', request: (token) => createPlantRequest('/plants', token), expected: { status: 200, body: plant }, reference: true },
+    {
+      label: REST_CREATE_REFERENCE,
+      server: 'service',
+      request: (token) => createPlantRequest('/plants', token),
+      expected: { status: 200, body: plant },
+      reference: true,
+    },
     {
       label: TRPC_CREATE_REFERENCE,
       server: 'service',
@@ -201,8 +245,19 @@ export const DELETE: Operation = {
   name: 'delete',
   title: 'delete (a stored plant each request)',
   contenders: [
-    { label: BASELINE_LABEL, server: 'baseline', request: (token) => deleteByPathRequest(BASELINE_PATH, token), expected: { status: 204, body: undefined } },
-    { label: 'DELETE /plants/{id} (trpc-to-openapi)', row: REST_ROW, server: 'service', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined } },
+    {
+      label: BASELINE_LABEL,
+      server: 'baseline',
+      request: (token) => deleteByPathRequest(BASELINE_PATH, token),
+      expected: { status: 204, body: undefined },
+    },
+    {
+      label: 'DELETE /plants/{id} (trpc-to-openapi)',
+      row: REST_ROW,
+      server: 'service',
+      request: (token) => deleteByPathRequest('/plants', token),
+      expected: { status: 204, body: undefined },
+    },
     {
       label: '/trpc/deletePlant (tRPC)',
       row: TRPC_ROW,
@@ -211,7 +266,13 @@ export const DELETE: Operation = {
       expected: { status: 200, body: { result: {} } },
       judgedAgainst: TRPC_WIRE_SHAPE_DELETE,
     },
-    { label: 'reference: the route in bare Fastify', server: 'bare', request: (token) => deleteByPathRequest('/plants', token), expected: { status: 204, body: undefined }, reference: true },
+    {
+      label: 'reference: the route in bare Fastify',
+      server: 'bare',
+      request: (token) => deleteByPathRequest('/plants', token),
+      expected: { status: 204, body: undefined },
+      reference: true,
+    },
     {
       label: TRPC_WIRE_SHAPE_DELETE,
       server: 'baseline',
@@ -236,7 +297,9 @@ export async function checkAnswers(contender: Contender, baseUrl: string, token:
   });
   const text = await response.text();
   const { status, link, bodyFor } = contender.expected;
-  const body = bodyFor ? bodyFor({ path: request.path ?? '/', body: typeof request.body === 'string' ? request.body : undefined }) : contender.expected.body;
+  const body = bodyFor
+    ? bodyFor({ path: request.path ?? '/', body: typeof request.body === 'string' ? request.body : undefined })
+    : contender.expected.body;
   strictEqual(response.status, status, `${contender.label}: expected ${status}, got ${response.status} ${text}`);
   if (body === undefined) strictEqual(text, '', `${contender.label}: expected an empty body`);
   else deepStrictEqual(JSON.parse(text), body, `${contender.label}: unexpected body`);

@@ -24,7 +24,9 @@ const IDLE = '(idle)';
  */
 export async function readSelfTimes(file: string, by: Grouping, projectRoot: string): Promise<{ totalMicros: number; rows: SelfTime[] }> {
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
-  const keyOf = new Map(profile.nodes.map((node) => [node.id, node.callFrame.functionName === IDLE ? undefined : keyOfFrame(node.callFrame, by, projectRoot)]));
+  const keyOf = new Map(
+    profile.nodes.map((node) => [node.id, node.callFrame.functionName === IDLE ? undefined : keyOfFrame(node.callFrame, by, projectRoot)]),
+  );
   const micros = new Map<string, number>();
   let totalMicros = 0;
   profile.samples.forEach((nodeId, index) => {

@@ -20,7 +20,11 @@ export interface Allocation {
  * allocated over the window, most of it short-lived, which is what the young generation's
  * collections pay for. `projectRoot` shortens our files' paths.
  */
-export async function readAllocations(file: string, by: Grouping, projectRoot: string): Promise<{ totalBytes: number; rows: Allocation[] }> {
+export async function readAllocations(
+  file: string,
+  by: Grouping,
+  projectRoot: string,
+): Promise<{ totalBytes: number; rows: Allocation[] }> {
   const { head } = JSON.parse(await readFile(file, 'utf8')) as { head: HeapProfileNode };
   const bytes = new Map<string, number>();
   let totalBytes = 0;

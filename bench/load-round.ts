@@ -22,7 +22,15 @@ export interface RoundResult {
 }
 
 /** One autocannon run. It fails loudly unless every response had the expected status (200 unless given). */
-export async function runRound({ url, requests, connections, durationSeconds, amount, status = 200, rate }: RoundOptions): Promise<RoundResult> {
+export async function runRound({
+  url,
+  requests,
+  connections,
+  durationSeconds,
+  amount,
+  status = 200,
+  rate,
+}: RoundOptions): Promise<RoundResult> {
   const result = await autocannon({
     url,
     requests,

@@ -8,7 +8,9 @@ export function describeMachine(): string {
 
 function cpuModel(): string {
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((entry) => entry.startsWith('model name'));
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((entry) => entry.startsWith('model name'));
     return line?.split(':')[1]?.trim() ?? 'unknown CPU';
   } catch {
     return 'unknown CPU';

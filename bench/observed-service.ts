@@ -18,7 +18,11 @@ export function observedServiceEnv(kind: ServerKind, collector: CollectorStub | 
   if (kind === 'service-metrics') return { METRICS_PORT: '0' };
   if (kind === 'service-tracing') {
     if (collector === undefined) throw new Error('the tracing contender needs the collector stub');
-    return { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_TRACES_SAMPLER: 'always_on' };
+    return {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_TRACES_SAMPLER: 'always_on',
+    };
   }
   return {};
 }

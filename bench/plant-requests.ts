@@ -56,12 +56,22 @@ export const CHANGED_NAME = 'Variegated monstera';
 
 /** `DELETE <path>/<id>`, a new id from `deleteIds` each time. */
 export function deleteByPathRequest(path: string, token: string): Request {
-  return { method: 'DELETE', path, headers: bearer(token), setupRequest: (request) => ({ ...request, path: `${path}/${deleteIds.take()}` }) };
+  return {
+    method: 'DELETE',
+    path,
+    headers: bearer(token),
+    setupRequest: (request) => ({ ...request, path: `${path}/${deleteIds.take()}` }),
+  };
 }
 
 /** `POST <path>` with `{"id": <id>}`, a new id from `deleteIds` each time. */
 export function deleteByBodyRequest(path: string, token: string): Request {
-  return { method: 'POST', path, headers: jsonWithBearer(token), setupRequest: (request) => ({ ...request, body: `{"id":${deleteIds.take()}}` }) };
+  return {
+    method: 'POST',
+    path,
+    headers: jsonWithBearer(token),
+    setupRequest: (request) => ({ ...request, body: `{"id":${deleteIds.take()}}` }),
+  };
 }
 
 /**
@@ -80,5 +90,10 @@ export function updateRequest(path: string, token: string, contentType = 'applic
 
 /** `POST <path>` with tRPC's `{"id": <id>, "name": …}`, a new id from `updateIds` each time. */
 export function updateByBodyRequest(path: string, token: string): Request {
-  return { method: 'POST', path, headers: jsonWithBearer(token), setupRequest: (request) => ({ ...request, body: `{"id":${updateIds.take()},"name":"${CHANGED_NAME}"}` }) };
+  return {
+    method: 'POST',
+    path,
+    headers: jsonWithBearer(token),
+    setupRequest: (request) => ({ ...request, body: `{"id":${updateIds.take()},"name":"${CHANGED_NAME}"}` }),
+  };
 }

@@ -23,6 +23,10 @@ export function keyOfFrame({ functionName, url, lineNumber }: CallFrame, by: Gro
   const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(place);
   if (inPackage?.[1] !== undefined) return inPackage[1];
   // Node's own modules: node:events, node:_http_server; node:internal/streams and the like.
-  if (place.startsWith('node:')) return place.split('/').slice(0, place.startsWith('node:internal/') ? 2 : 1).join('/');
+  if (place.startsWith('node:'))
+    return place
+      .split('/')
+      .slice(0, place.startsWith('node:internal/') ? 2 : 1)
+      .join('/');
   return place;
 }

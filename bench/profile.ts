@@ -67,10 +67,20 @@ if (contender === undefined) {
   process.exit(args.contender === undefined ? 0 : 1);
 }
 
-const server = await ServerProcess.start({ server: contender.server, store: 'noop', env: { API_TOKENS: TOKEN, MONGODB_URI: 'mongodb://127.0.0.1:9/unused' } });
+const server = await ServerProcess.start({
+  server: contender.server,
+  store: 'noop',
+  env: { API_TOKENS: TOKEN, MONGODB_URI: 'mongodb://127.0.0.1:9/unused' },
+});
 try {
   await checkAnswers(contender, server.url, TOKEN);
-  const round = { url: server.url, requests: [contender.request(TOKEN)], connections: CONNECTIONS, rate, status: contender.expected.status };
+  const round = {
+    url: server.url,
+    requests: [contender.request(TOKEN)],
+    connections: CONNECTIONS,
+    rate,
+    status: contender.expected.status,
+  };
   await runRound({ ...round, durationSeconds: WARMUP_SECONDS });
   const kind = args.heap ? 'heap' : 'cpu';
   const file = join(await mkdtemp(join(tmpdir(), 'plant-store-profile-')), `${operation.name}-${args.contender ?? ''}.${kind}profile`);
@@ -81,7 +91,9 @@ try {
   const after = await server.usage();
 
   console.log(`${operation.name}: ${contender.label}`);
-  console.log(`${requests.toLocaleString('en-US')} requests at ${Math.round(requestsPerSecond).toLocaleString('en-US')} req/s (asked: ${rate.toLocaleString('en-US')}), ${CONNECTIONS} connections, ${seconds} s`);
+  console.log(
+    `${requests.toLocaleString('en-US')} requests at ${Math.round(requestsPerSecond).toLocaleString('en-US')} req/s (asked: ${rate.toLocaleString('en-US')}), ${CONNECTIONS} connections, ${seconds} s`,
+  );
   console.log(`server CPU ${((after.cpuMicros - before.cpuMicros) / requests).toFixed(1)} µs/request, profiler included`);
   console.log(`profile: ${file}`);
   const share = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1).padStart(5)}%`;
@@ -92,8 +104,13 @@ try {
     for (const { key, micros } of rows.slice(0, top)) console.log(`${perRequest(micros)} µs  ${share(micros, totalMicros)}  ${key}`);
   } else {
     const { totalBytes, rows } = await readAllocations(file, by, PROJECT_ROOT);
-    const perRequest = (bytes: number) => Math.round(bytes / requests).toLocaleString('en-US').padStart(7);
-    console.log(`allocated, garbage included, ${perRequest(totalBytes)} bytes/request (sampled about every ${intervalBytes} bytes), by ${by}:`);
+    const perRequest = (bytes: number) =>
+      Math.round(bytes / requests)
+        .toLocaleString('en-US')
+        .padStart(7);
+    console.log(
+      `allocated, garbage included, ${perRequest(totalBytes)} bytes/request (sampled about every ${intervalBytes} bytes), by ${by}:`,
+    );
     for (const { key, bytes } of rows.slice(0, top)) console.log(`${perRequest(bytes)} B  ${share(bytes, totalBytes)}  ${key}`);
   }
 } finally {

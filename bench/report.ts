@@ -53,7 +53,17 @@ export function formatTable(summaries: ContenderSummary[]): string {
   const rows = summaries.map(summarise);
   const [baseline] = rows;
   if (!baseline) return '(no results)';
-  const header = ['contender', 'req/s', 'p50 ms', 'p99 ms', 'req/s ÷ baseline', 'p99 ÷ baseline', 'server CPU µs/req', 'CPU ÷ baseline', 'req/s per round'];
+  const header = [
+    'contender',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'req/s ÷ baseline',
+    'p99 ÷ baseline',
+    'server CPU µs/req',
+    'CPU ÷ baseline',
+    'req/s per round',
+  ];
   const body = rows.map((row, index) => [
     row.label,
     Math.round(row.requestsPerSecond).toLocaleString('en'),
@@ -66,7 +76,8 @@ export function formatTable(summaries: ContenderSummary[]): string {
     (summaries[index]?.rounds ?? []).map((round) => Math.round(round.requestsPerSecond)).join(' '),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => (cells[column] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
   return [line(header), ...body.map(line)].join('\n');
 }
 
@@ -144,7 +155,10 @@ export function formatPeerTargets(summaries: ContenderSummary[], target: { maxCp
 
 /** The candidate whose row is `better` than every other's (the first of equals). */
 function bestOf<T extends { row: Row }>(candidates: T[], better: (a: Row, b: Row) => boolean): T | undefined {
-  return candidates.reduce<T | undefined>((best, candidate) => (best === undefined || better(candidate.row, best.row) ? candidate : best), undefined);
+  return candidates.reduce<T | undefined>(
+    (best, candidate) => (best === undefined || better(candidate.row, best.row) ? candidate : best),
+    undefined,
+  );
 }
 
 /** "k of n": the rounds in which `route` used no more server CPU per request than `peer` in the same round. */
@@ -152,7 +166,8 @@ function roundsNoCostlier(route: MeasuredRound[], peer: MeasuredRound[]): string
   const pairs = Math.min(route.length, peer.length);
   let count = 0;
   for (let index = 0; index < pairs; index += 1) {
-    if ((route[index]?.cpuMicrosPerRequest ?? Number.POSITIVE_INFINITY) <= (peer[index]?.cpuMicrosPerRequest ?? Number.NEGATIVE_INFINITY)) count += 1;
+    if ((route[index]?.cpuMicrosPerRequest ?? Number.POSITIVE_INFINITY) <= (peer[index]?.cpuMicrosPerRequest ?? Number.NEGATIVE_INFINITY))
+      count += 1;
   }
   return `${count} of ${pairs}`;
 }

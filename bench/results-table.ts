@@ -45,12 +45,14 @@ export function formatResultsSection(measured: readonly MeasuredOperation[], run
   });
   const missed = run.targetLines.filter((line) => line.includes('MISSED'));
   const verdicts =
-    missed.length === 0 ? `All ${run.targetLines.length} target lines were met.` : `${missed.length} of ${run.targetLines.length} target lines were MISSED:\n\n${missed.map((line) => `- ${line.trim()}`).join('\n')}`;
+    missed.length === 0
+      ? `All ${run.targetLines.length} target lines were met.`
+      : `${missed.length} of ${run.targetLines.length} target lines were MISSED:\n\n${missed.map((line) => `- ${line.trim()}`).join('\n')}`;
   return [
     '## Results',
     '',
     `The latest figures, on ${run.machine}${run.mongodb ? `, MongoDB = ${run.mongodb}` : ''}, on ${run.date}, from \`${run.command}\`. ` +
-      'No-op columns: server CPU per request in µs, the median over the rounds (lower is better); MongoDB columns: req/s ÷ the baseline\'s (higher is better).',
+      "No-op columns: server CPU per request in µs, the median over the rounds (lower is better); MongoDB columns: req/s ÷ the baseline's (higher is better).",
     '',
     `| contender | ${columns.join(' | ')} |`,
     `|---|${columns.map(() => '---|').join('')}`,

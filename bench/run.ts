@@ -16,7 +16,16 @@ import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { observedServiceEnv, startCollectorStub } from './observed-service.js';
 import { deleteIds, updateIds } from './plant-requests.js';
-import { formatPeerTargets, formatTable, formatTargets, megabytes, verdict, type ContenderSummary, type MeasuredRound, type Target } from './report.js';
+import {
+  formatPeerTargets,
+  formatTable,
+  formatTargets,
+  megabytes,
+  verdict,
+  type ContenderSummary,
+  type MeasuredRound,
+  type Target,
+} from './report.js';
 import { formatResultsSection, type MeasuredOperation } from './results-table.js';
 import { ServerProcess, STEADY_HEAP_FLAGS } from './server-process.js';
 import { measureStartup } from './startup-time.js';
@@ -64,7 +73,12 @@ interface Mongo {
 async function openMongo(): Promise<Mongo> {
   // Loaded only when needed: a no-op-only run needs no MongoDB at all.
   const { resolveMongo } = await import('../index.js');
-  return resolveMongo({ uri: process.env.MONGODB_URI, warn: (message: string) => { console.warn(message); } });
+  return resolveMongo({
+    uri: process.env.MONGODB_URI,
+    warn: (message: string) => {
+      console.warn(message);
+    },
+  });
 }
 
 function serverEnv(mongodbUri: string): Record<string, string> {
@@ -96,7 +110,12 @@ function storePreparation(operation: Operation, db: BenchDatabase | undefined) {
 }
 
 /** Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike. */
-async function compare(store: StoreKind, mongodbUri: string, operations: readonly Operation[], db: BenchDatabase | undefined): Promise<Map<Operation, ContenderSummary[]>> {
+async function compare(
+  store: StoreKind,
+  mongodbUri: string,
+  operations: readonly Operation[],
+  db: BenchDatabase | undefined,
+): Promise<Map<Operation, ContenderSummary[]>> {
   const env = serverEnv(mongodbUri);
   const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   // `plan.processes` children per server the selected operations use, started one after the other.
@@ -116,12 +135,19 @@ async function compare(store: StoreKind, mongodbUri: string, operations: readonl
       const processes: ServerProcess[] = [];
       servers.set(kind, processes);
       const kindEnv = { ...env, ...observedServiceEnv(kind, collector) };
-      for (let index = 0; index < plan.processes; index += 1) processes.push(await ServerProcess.start({ server: kind, store, env: kindEnv, nodeFlags }));
+      for (let index = 0; index < plan.processes; index += 1)
+        processes.push(await ServerProcess.start({ server: kind, store, env: kindEnv, nodeFlags }));
     }
     const load = async (contender: Contender, turn: number, seconds: number): Promise<MeasuredRound> => {
       const server = serverOf(contender, turn);
       const before = await server.usage();
-      const round = await runRound({ url: server.url, requests: [contender.request(TOKEN)], connections: CONNECTIONS, durationSeconds: seconds, status: contender.expected.status });
+      const round = await runRound({
+        url: server.url,
+        requests: [contender.request(TOKEN)],
+        connections: CONNECTIONS,
+        durationSeconds: seconds,
+        status: contender.expected.status,
+      });
       const after = await server.usage();
       return { ...round, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / round.requests };
     };
@@ -229,7 +255,9 @@ function command(): string {
 async function main(): Promise<void> {
   console.log(`Plant store benchmark${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
   const spread = plan.processes > 1 ? `, taken in turn by ${plan.processes} processes of its server` : '';
-  console.log(`autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender${spread}, after a ${plan.warmupSeconds} s warm-up in each;`);
+  console.log(
+    `autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender${spread}, after a ${plan.warmupSeconds} s warm-up in each;`,
+  );
   console.log(
     `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn and node ${STEADY_HEAP_FLAGS.join(' ')} (bench/server-process.ts); each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
       'each delete removes a stored plant (MongoDB: stored before each round); figures are medians over the rounds.',
@@ -249,7 +277,12 @@ async function main(): Promise<void> {
       console.log(`MongoDB: ${mongo.description} [${mongo.kind}]${emulated}`);
     }
     for (const store of stores) {
-      const results = await compare(store, store === 'mongo' && db ? db.uri : UNUSED_MONGODB_URI, operations, store === 'mongo' ? db : undefined);
+      const results = await compare(
+        store,
+        store === 'mongo' && db ? db.uri : UNUSED_MONGODB_URI,
+        operations,
+        store === 'mongo' ? db : undefined,
+      );
       const storeTitle = store === 'noop' ? 'No-op store (HTTP and RPC layers alone)' : `MongoDB store (${mongo?.kind ?? '?'})`;
       for (const [operation, summaries] of results) {
         printComparison(`${storeTitle}, ${operation.title}:`, summaries, store);
@@ -265,11 +298,18 @@ async function main(): Promise<void> {
       const growth = (from: number, to: number) => (to - from) / from;
       const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
       const rssGrowth = growth(first.rss, last.rss);
-      console.log(`\nMemory (service, ${memoryStore} store, half REST half tRPC), after ${fewer.toLocaleString('en')} and ${more.toLocaleString('en')} requests:`);
-      console.log(`  RSS after a full GC ${megabytes(first.rss)} → ${megabytes(last.rss)} (${percent(rssGrowth)}); heap in use after it ${megabytes(first.heapUsed)} → ${megabytes(last.heapUsed)}`);
-      console.log(`  RSS read straight after the requests, before that GC ${megabytes(first.rssBeforeGc)} → ${megabytes(last.rssBeforeGc)} (${percent(growth(first.rssBeforeGc, last.rssBeforeGc))})`);
+      console.log(
+        `\nMemory (service, ${memoryStore} store, half REST half tRPC), after ${fewer.toLocaleString('en')} and ${more.toLocaleString('en')} requests:`,
+      );
+      console.log(
+        `  RSS after a full GC ${megabytes(first.rss)} → ${megabytes(last.rss)} (${percent(rssGrowth)}); heap in use after it ${megabytes(first.heapUsed)} → ${megabytes(last.heapUsed)}`,
+      );
+      console.log(
+        `  RSS read straight after the requests, before that GC ${megabytes(first.rssBeforeGc)} → ${megabytes(last.rssBeforeGc)} (${percent(growth(first.rssBeforeGc, last.rssBeforeGc))})`,
+      );
       // The target is about 10,000 → 100,000 requests; --quick's shorter run includes the warm-up.
-      if (!args.quick) printTargets(`  ${verdict(rssGrowth <= MAX_RSS_GROWTH)} RSS growth after a full GC (target ≤ ${MAX_RSS_GROWTH * 100}%)`);
+      if (!args.quick)
+        printTargets(`  ${verdict(rssGrowth <= MAX_RSS_GROWTH)} RSS growth after a full GC (target ≤ ${MAX_RSS_GROWTH * 100}%)`);
       memorySentence =
         `With the ${memoryStore === 'mongo' ? 'MongoDB' : 'no-op'} store, RSS after a full GC went from ${megabytes(first.rss)} to ${megabytes(last.rss)} ` +
         `between ${fewer.toLocaleString('en')} and ${more.toLocaleString('en')} requests (${percent(rssGrowth)}).`;
@@ -278,7 +318,9 @@ async function main(): Promise<void> {
     if (mongo) {
       const times: number[] = [];
       for (let run = 0; run < plan.startups; run += 1) times.push(await measureStartup({ mongodbUri: mongo.uri, token: TOKEN }));
-      console.log(`Start-up (node dist/server/main.js, MONGODB_URI set, spawn to first 200 on /healthz): ${times.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
+      console.log(
+        `Start-up (node dist/server/main.js, MONGODB_URI set, spawn to first 200 on /healthz): ${times.map((ms) => `${Math.round(ms)} ms`).join(', ')}`,
+      );
       printTargets(`  ${verdict(Math.max(...times) <= MAX_STARTUP_MS)} slowest start-up (target ≤ ${MAX_STARTUP_MS} ms)`);
       startupSentence = `Start-up took ${times.map((ms) => `${Math.round(ms)}`).join(', ')} ms.`;
     }
@@ -304,7 +346,8 @@ async function main(): Promise<void> {
 function selectedOperations(names: string): Operation[] {
   const wanted = names.split(',').map((name) => name.trim());
   const unknown = wanted.filter((name) => !OPERATIONS.some((operation) => operation.name === name));
-  if (unknown.length > 0) throw new Error(`--operations: unknown ${unknown.join(', ')} (known: ${OPERATIONS.map((operation) => operation.name).join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`--operations: unknown ${unknown.join(', ')} (known: ${OPERATIONS.map((operation) => operation.name).join(', ')})`);
   return OPERATIONS.filter((operation) => wanted.includes(operation.name));
 }
 

@@ -8,7 +8,14 @@ import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import { buildApp, loadConfig, MongoPlantStore, type AppConfig, type PlantStore } from '../index.js';
 import { buildBareBaselineApp, buildBaselineApp } from './baseline-app.js';
-import { SERVER_KIND_ENV, STORE_KIND_ENV, type ChildMessage, type ParentMessage, type PeerKind, type ServerKind } from './child-protocol.js';
+import {
+  SERVER_KIND_ENV,
+  STORE_KIND_ENV,
+  type ChildMessage,
+  type ParentMessage,
+  type PeerKind,
+  type ServerKind,
+} from './child-protocol.js';
 import { ChildProfiler } from './child-profiler.js';
 import { NoopPlantStore } from './noop-plant-store.js';
 import { startFastifyZodPeer } from './peers/fastify-zod.js';
@@ -16,7 +23,11 @@ import { startHonoPeer } from './peers/hono.js';
 import { startOrpcPeer } from './peers/orpc.js';
 import type { PeerServer, StartPeer } from './peers/peer-work.js';
 
-const PEERS: Record<PeerKind, StartPeer> = { 'peer-fastify-zod': startFastifyZodPeer, 'peer-hono': startHonoPeer, 'peer-orpc': startOrpcPeer };
+const PEERS: Record<PeerKind, StartPeer> = {
+  'peer-fastify-zod': startFastifyZodPeer,
+  'peer-hono': startHonoPeer,
+  'peer-orpc': startOrpcPeer,
+};
 const isPeer = (kind: ServerKind | undefined): kind is PeerKind => kind !== undefined && Object.hasOwn(PEERS, kind);
 
 function readConfig(): AppConfig {
@@ -34,8 +45,12 @@ function readConfig(): AppConfig {
 async function start(config: AppConfig): Promise<PeerServer> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
   const kind = process.env[SERVER_KIND_ENV] as ServerKind | undefined;
-  if (kind === 'service' || kind === 'service-metrics' || kind === 'service-tracing') return listen(await buildApp(config, noop ? { store: new NoopPlantStore() } : {}), config);
-  if (kind !== 'baseline' && kind !== 'bare' && !isPeer(kind)) throw new Error(`${SERVER_KIND_ENV} must be one of service, service-metrics, service-tracing, baseline, bare, ${Object.keys(PEERS).join(', ')}`);
+  if (kind === 'service' || kind === 'service-metrics' || kind === 'service-tracing')
+    return listen(await buildApp(config, noop ? { store: new NoopPlantStore() } : {}), config);
+  if (kind !== 'baseline' && kind !== 'bare' && !isPeer(kind))
+    throw new Error(
+      `${SERVER_KIND_ENV} must be one of service, service-metrics, service-tracing, baseline, bare, ${Object.keys(PEERS).join(', ')}`,
+    );
   const { store, close } = noop ? { store: new NoopPlantStore(), close: async () => undefined } : mongoStore(config);
   if (isPeer(kind)) {
     const server = await PEERS[kind](config, store);

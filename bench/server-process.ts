@@ -1,6 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { startService, type ServiceProcess } from '@plant-store/service-launcher';
-import { SERVER_KIND_ENV, STORE_KIND_ENV, isChildMessage, type ChildMessage, type ParentMessage, type ProfileKind, type ServerKind, type StoreKind } from './child-protocol.js';
+import {
+  SERVER_KIND_ENV,
+  STORE_KIND_ENV,
+  isChildMessage,
+  type ChildMessage,
+  type ParentMessage,
+  type ProfileKind,
+  type ServerKind,
+  type StoreKind,
+} from './child-protocol.js';
 
 /**
  * The child runs compiled, as the service runs in production (`node dist/...`): under tsx, esbuild
@@ -68,7 +77,11 @@ export class ServerProcess {
     await this.ask({ type: 'profile-stop', file }, 'profile-written', 30_000);
   }
 
-  private async ask<T extends ChildMessage['type']>(message: ParentMessage, answer: T, timeoutMs = 5_000): Promise<Extract<ChildMessage, { type: T }>> {
+  private async ask<T extends ChildMessage['type']>(
+    message: ParentMessage,
+    answer: T,
+    timeoutMs = 5_000,
+  ): Promise<Extract<ChildMessage, { type: T }>> {
     const { child } = this.service;
     const reply = nextMessage(child, answer, timeoutMs);
     child.send(message);
@@ -84,7 +97,11 @@ export class ServerProcess {
 }
 
 /** The child's next message of this type, or an error if it exits or stays silent first. */
-function nextMessage<T extends ChildMessage['type']>(child: ServiceProcess['child'], type: T, timeoutMs: number): Promise<Extract<ChildMessage, { type: T }>> {
+function nextMessage<T extends ChildMessage['type']>(
+  child: ServiceProcess['child'],
+  type: T,
+  timeoutMs: number,
+): Promise<Extract<ChildMessage, { type: T }>> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: unknown) => {
       if (isChildMessage(message) && message.type === type) {

@@ -24,7 +24,9 @@ import { resolveMongo } from '../index.js';
 import { DUE_INDEX, MongoPlantStore, PLANTS_COLLECTION } from '../index.js';
 
 const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
-const plan = args.quick ? { rounds: 3, seconds: 2, warmupSeconds: 1, storeCreates: 2_000 } : { rounds: 5, seconds: 3, warmupSeconds: 1, storeCreates: 5_000 };
+const plan = args.quick
+  ? { rounds: 3, seconds: 2, warmupSeconds: 1, storeCreates: 2_000 }
+  : { rounds: 5, seconds: 3, warmupSeconds: 1, storeCreates: 5_000 };
 /** How long a webhook round may take to deliver its events: the emulator finds due events by scanning. */
 const DRAIN_TIMEOUT_MS = 600_000;
 const CONNECTIONS = 50;
@@ -56,7 +58,11 @@ async function measureRecording(mongoUri: string): Promise<void> {
     await recordingDb.collection(PLANTS_COLLECTION).createIndex(key, options, undefined);
     const stores = {
       plain: new MongoPlantStore(plainDb, { w: 'majority', journal: true }),
-      recording: new MongoPlantStore(recordingDb, { w: 'majority', journal: true }, { urls: ['http://127.0.0.1:9/hook'], recorded: () => undefined }),
+      recording: new MongoPlantStore(
+        recordingDb,
+        { w: 'majority', journal: true },
+        { urls: ['http://127.0.0.1:9/hook'], recorded: () => undefined },
+      ),
     };
     const rates: Record<keyof typeof stores, number[]> = { plain: [], recording: [] };
     let firstId = 1;
@@ -70,10 +76,14 @@ async function measureRecording(mongoUri: string): Promise<void> {
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
     const [plain, recording] = [median(rates.plain), median(rates.recording)];
-    console.log(`\n1. Recording alone (MongoPlantStore.create in process, ${CONNECTIONS} at a time, ${plan.storeCreates} creates a round, ${plan.rounds} rounds):`);
+    console.log(
+      `\n1. Recording alone (MongoPlantStore.create in process, ${CONNECTIONS} at a time, ${plan.storeCreates} creates a round, ${plan.rounds} rounds):`,
+    );
     console.log(`  without the event  ${Math.round(plain)} creates/s   (rounds: ${rates.plain.map(Math.round).join(' ')})`);
     console.log(`  with the event     ${Math.round(recording)} creates/s   (rounds: ${rates.recording.map(Math.round).join(' ')})`);
-    console.log(`  ratio ${(recording / plain).toFixed(2)}; per create ${((1_000_000 / recording - 1_000_000 / plain)).toFixed(0)} µs more wall time at this concurrency`);
+    console.log(
+      `  ratio ${(recording / plain).toFixed(2)}; per create ${(1_000_000 / recording - 1_000_000 / plain).toFixed(0)} µs more wall time at this concurrency`,
+    );
   } finally {
     for (const db of databases) await db.dropDatabase();
     await client.close();
@@ -86,7 +96,11 @@ async function measureService(mongoUri: string): Promise<void> {
   const base = { API_TOKENS: TOKEN, MONGODB_URI: mongoUri, MONGODB_WRITE_CONCERN: 'majority' };
   const servers = {
     plain: await ServerProcess.start({ server: 'service', store: 'mongo', env: base }),
-    webhooks: await ServerProcess.start({ server: 'service', store: 'mongo', env: { ...base, WEBHOOK_URLS: receiver.url(), WEBHOOK_SECRET: secret } }),
+    webhooks: await ServerProcess.start({
+      server: 'service',
+      store: 'mongo',
+      env: { ...base, WEBHOOK_URLS: receiver.url(), WEBHOOK_SECRET: secret },
+    }),
   };
   const drains: number[] = [];
   try {
@@ -94,7 +108,12 @@ async function measureService(mongoUri: string): Promise<void> {
     const load = async (kind: keyof typeof servers, seconds: number): Promise<MeasuredRound> => {
       const server = servers[kind];
       const before = await server.usage();
-      const round = await runRound({ url: server.url, requests: [createPlantRequest('/plants', TOKEN)], connections: CONNECTIONS, durationSeconds: seconds });
+      const round = await runRound({
+        url: server.url,
+        requests: [createPlantRequest('/plants', TOKEN)],
+        connections: CONNECTIONS,
+        durationSeconds: seconds,
+      });
       if (kind === 'webhooks') {
         created += round.requests;
         const draining = performance.now();
@@ -121,7 +140,9 @@ async function measureService(mongoUri: string): Promise<void> {
     console.log(formatTable(summaries));
     const unverified = receiver.received.filter((request) => request.verifyError !== undefined).length;
     console.log(`  events received ${receiver.received.length} of ${created} created (${unverified} failed verification)`);
-    console.log(`  after each webhook round, the rest of its events arrived within ${drains.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+    console.log(
+      `  after each webhook round, the rest of its events arrived within ${drains.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`,
+    );
   } finally {
     await Promise.all(Object.values(servers).map((server) => server.stop()));
     await receiver.close();
@@ -129,7 +150,12 @@ async function measureService(mongoUri: string): Promise<void> {
 }
 
 console.log(`Webhook cost${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
-const mongo = await resolveMongo({ uri: process.env.MONGODB_URI, warn: (message: string) => { console.warn(message); } });
+const mongo = await resolveMongo({
+  uri: process.env.MONGODB_URI,
+  warn: (message: string) => {
+    console.warn(message);
+  },
+});
 console.log(`MongoDB: ${mongo.description} [${mongo.kind}]`);
 try {
   await measureRecording(mongo.uri);

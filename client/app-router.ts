@@ -1,8 +1,19 @@
-import type { AnyRouter, inferRouterError, inferTRPCClientTypes, TRPCBuiltRouter, TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
+import type {
+  AnyRouter,
+  inferRouterError,
+  inferTRPCClientTypes,
+  TRPCBuiltRouter,
+  TRPCMutationProcedure,
+  TRPCQueryProcedure,
+} from '@trpc/server';
 import type { AppRouter as ServiceRouter } from '../routers/app.js';
 
 /** An answer as the client hands it over: every plant's `id` a bigint (int64-links.ts makes it so). */
-export type WithBigintIds<T> = T extends readonly (infer Item)[] ? WithBigintIds<Item>[] : T extends { id: unknown } ? { [K in keyof T]: K extends 'id' ? bigint : T[K] } : T;
+export type WithBigintIds<T> = T extends readonly (infer Item)[]
+  ? WithBigintIds<Item>[]
+  : T extends { id: unknown }
+    ? { [K in keyof T]: K extends 'id' ? bigint : T[K] }
+    : T;
 
 type ClientProcedure<P> =
   P extends TRPCQueryProcedure<infer Def>

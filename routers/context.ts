@@ -43,5 +43,10 @@ export interface ContextDeps {
  * procedure's middleware waits for.
  */
 export function createContextFactory({ store, verifyToken }: ContextDeps) {
-  return (authorization: string | undefined, conditions?: RequestConditions): Context => ({ store, auth: verifyToken(authorization), principal: undefined, conditions });
+  return (authorization: string | undefined, conditions?: RequestConditions): Context => ({
+    store,
+    auth: verifyToken(authorization),
+    principal: undefined,
+    conditions,
+  });
 }

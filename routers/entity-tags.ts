@@ -7,7 +7,9 @@ import type { StoredPlant } from '../schemas/plant.js';
  * the plant, even one back to an earlier name, changes it.
  */
 export function entityTagOf(plant: StoredPlant, revision: number): string {
-  const digest = createHash('sha256').update(JSON.stringify([String(plant.id), revision, plant.name, plant.tag ?? null])).digest('base64url');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([String(plant.id), revision, plant.name, plant.tag ?? null]))
+    .digest('base64url');
   return `"${digest.slice(0, 22)}"`;
 }
 

@@ -77,11 +77,32 @@ export interface RestOperationDeclaration extends OperationAnswers {
  * A procedure's meta from its declaration: trpc-to-openapi's part (the answers' descriptions)
  * follows from the answers, so an answer without a description or an example fails the type check.
  */
-export function restOperation({ method, path, operationId, summary, description, scope, success, errors, contentTypes, conditional }: RestOperationDeclaration): ProcedureMeta {
+export function restOperation({
+  method,
+  path,
+  operationId,
+  summary,
+  description,
+  scope,
+  success,
+  errors,
+  contentTypes,
+  conditional,
+}: RestOperationDeclaration): ProcedureMeta {
   const errorResponses = Object.fromEntries(Object.entries(errors).map(([status, answer]) => [status, answer.description]));
   return {
     scope,
-    openapi: { method, path, operationId, summary, description, tags: ['plants'], successDescription: success.description, errorResponses, ...(contentTypes && { contentTypes }) },
+    openapi: {
+      method,
+      path,
+      operationId,
+      summary,
+      description,
+      tags: ['plants'],
+      successDescription: success.description,
+      errorResponses,
+      ...(contentTypes && { contentTypes }),
+    },
     answers: { success, errors },
     ...(conditional && { conditional }),
   };

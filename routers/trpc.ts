@@ -63,7 +63,12 @@ export const protectedProcedure = trpc.procedure.use(({ ctx, meta, next }) => {
   return admitted(ctx, auth, meta?.scope, next);
 });
 
-function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(ctx: Context, auth: AuthResult, scope: Scope | undefined, next: () => Promise<R>): Promise<R> {
+function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(
+  ctx: Context,
+  auth: AuthResult,
+  scope: Scope | undefined,
+  next: () => Promise<R>,
+): Promise<R> {
   // Named before the scope is checked: a caller refused for want of a scope is still known (its log line says who).
   if (auth.status === 'valid') ctx.principal = auth.principal;
   try {

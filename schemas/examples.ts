@@ -55,7 +55,10 @@ export const valid = { token: 'valid' } as const;
 export const asJson = { contentType: 'application/json' } as const;
 
 const MISSING_TOKEN: ErrorBody = { error: 401, message: 'missing bearer token: send the header Authorization: Bearer <token>' };
-const insufficientScope = (scope: string): ErrorBody => ({ error: 403, message: `insufficient scope: this operation needs the scope ${scope}, which the token does not grant` });
+const insufficientScope = (scope: string): ErrorBody => ({
+  error: 403,
+  message: `insufficient scope: this operation needs the scope ${scope}, which the token does not grant`,
+});
 const READ_ONLY_SUMMARY = 'The token grants plants:read only; creating and deleting need plants:write';
 const WRITE_ONLY_SUMMARY = 'The token grants plants:write only; reading needs plants:read';
 const UNEXPECTED: ErrorBody = { error: 500, message: `Internal server error (request id ${REQUEST_ID_PLACEHOLDER})` };
@@ -79,7 +82,8 @@ export const ID_PARAMETER_EXAMPLES = {
   small: { summary: 'A small id: 42', value: 42 },
   beyond2to53: {
     summary: 'An id beyond 2^53: 9007199254740993',
-    description: 'Sent and answered exactly. In /docs the drop-down shows it rounded (the page reads the document as JavaScript numbers): type 9007199254740993 in.',
+    description:
+      'Sent and answered exactly. In /docs the drop-down shows it rounded (the page reads the document as JavaScript numbers): type 9007199254740993 in.',
     value: 9007199254740993n,
   },
 } satisfies Record<string, { summary: string; description?: string; value: number | bigint }>;
@@ -133,7 +137,10 @@ export function sharedAnswers(
   request: Omit<ExampleRequest, 'token'>,
   { given, unavailableSummary = 'MongoDB does not answer in time' }: { given?: NewPlant[]; unavailableSummary?: string } = {},
 ) {
-  const lacking = scope === 'plants:write' ? { name: 'readOnlyToken', summary: READ_ONLY_SUMMARY, token: 'readOnly' } : { name: 'writeOnlyToken', summary: WRITE_ONLY_SUMMARY, token: 'writeOnly' };
+  const lacking =
+    scope === 'plants:write'
+      ? { name: 'readOnlyToken', summary: READ_ONLY_SUMMARY, token: 'readOnly' }
+      : { name: 'writeOnlyToken', summary: WRITE_ONLY_SUMMARY, token: 'writeOnly' };
   const forbidden: OperationExample = {
     name: lacking.name,
     summary: lacking.summary,
@@ -142,15 +149,30 @@ export function sharedAnswers(
     response: insufficientScope(scope),
   };
   return {
-    401: { description: SHARED_ANSWERS.unauthorized, example: { name: 'missingToken', summary: 'No bearer token', request: { ...request, token: 'none' }, response: MISSING_TOKEN } },
+    401: {
+      description: SHARED_ANSWERS.unauthorized,
+      example: { name: 'missingToken', summary: 'No bearer token', request: { ...request, token: 'none' }, response: MISSING_TOKEN },
+    },
     403: { description: SHARED_ANSWERS.forbidden, example: forbidden },
     500: {
       description: SHARED_ANSWERS.unexpected,
-      example: { name: 'unexpected', summary: 'An unexpected failure; details are in the log under the request id', request: { ...request, token: 'valid' }, condition: STORE_FAILS, response: UNEXPECTED },
+      example: {
+        name: 'unexpected',
+        summary: 'An unexpected failure; details are in the log under the request id',
+        request: { ...request, token: 'valid' },
+        condition: STORE_FAILS,
+        response: UNEXPECTED,
+      },
     },
     503: {
       description: SHARED_ANSWERS.unavailable,
-      example: { name: 'databaseUnavailable', summary: unavailableSummary, request: { ...request, token: 'valid' }, condition: DATABASE_AWAY, response: UNAVAILABLE },
+      example: {
+        name: 'databaseUnavailable',
+        summary: unavailableSummary,
+        request: { ...request, token: 'valid' },
+        condition: DATABASE_AWAY,
+        response: UNAVAILABLE,
+      },
     },
   } satisfies Record<number, { description: string; example: OperationExample }>;
 }
@@ -162,7 +184,12 @@ export function notAPlantIdAnswer(method: 'GET' | 'DELETE' | 'PATCH') {
     example: {
       name: 'idNotInteger',
       summary: 'The id is not an int64',
-      request: { token: 'valid', method, url: '/plants/fern', ...(method === 'PATCH' && { contentType: 'application/merge-patch+json', body: { name: 'Fern' } }) },
+      request: {
+        token: 'valid',
+        method,
+        url: '/plants/fern',
+        ...(method === 'PATCH' && { contentType: 'application/merge-patch+json', body: { name: 'Fern' } }),
+      },
       response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
     },
   } satisfies { description: string; example: OperationExample };
@@ -177,7 +204,10 @@ export function changedMeanwhileAnswer(request: Omit<ExampleRequest, 'token' | '
       summary: 'If-Match names an entity tag the plant no longer has',
       request: { token: 'valid', ...request, headers: { 'if-match': '"an-earlier-version"' } },
       given: [MONSTERA],
-      response: { error: 412, message: 'the plant with id 42 has changed: its entity tag matches none of If-Match; read it again and retry' },
+      response: {
+        error: 412,
+        message: 'the plant with id 42 has changed: its entity tag matches none of If-Match; read it again and retry',
+      },
     },
   } satisfies { description: string; example: OperationExample };
 }

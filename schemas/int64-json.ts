@@ -92,7 +92,8 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MARKED_DIGITS = /^-?\d{1,20}$/;
 
 /** The refusal of client text that holds the marker prefix, which only a client that learned the key could write. */
-export const reservedTextError = () => new JsonTextError('holds a string the service reserves: a NUL character followed by its internal int64 marker');
+export const reservedTextError = () =>
+  new JsonTextError('holds a string the service reserves: a NUL character followed by its internal int64 marker');
 
 export interface Int64JsonOptions {
   /** The marker key; random by default. */
@@ -181,7 +182,8 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
   };
 
   /** Parsed with a reviver that reads the numbers JSON.parse would not read exactly from their source text. */
-  const parseFromSource = (text: string, parser: JsonParser): unknown => (numbersToRead(text) === undefined ? parser(text) : parser(text, readExactly));
+  const parseFromSource = (text: string, parser: JsonParser): unknown =>
+    numbersToRead(text) === undefined ? parser(text) : parser(text, readExactly);
 
   return {
     markText,
@@ -193,8 +195,14 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
     unmarkText,
     hasMarkers: (text) => text.includes(textPrefix),
     holdsMarkerPrefix: (text) => text.includes(prefix),
-    parse: rawJson === undefined ? (text, parser = JSON.parse) => parseMarked(text, parser) : (text, parser = JSON.parse) => parseFromSource(text, parser),
-    stringify: rawJson === undefined ? (value) => unmarkText(JSON.stringify(withBigints(value, toMarker))) : (value) => JSON.stringify(withBigints(value, toWritable)),
+    parse:
+      rawJson === undefined
+        ? (text, parser = JSON.parse) => parseMarked(text, parser)
+        : (text, parser = JSON.parse) => parseFromSource(text, parser),
+    stringify:
+      rawJson === undefined
+        ? (value) => unmarkText(JSON.stringify(withBigints(value, toMarker)))
+        : (value) => JSON.stringify(withBigints(value, toWritable)),
     transformer: { serialize: (value) => withBigints(value, toWritable), deserialize: revive },
   };
 }
@@ -237,7 +245,8 @@ function withBigints(value: unknown, convert: (value: bigint) => unknown, depth 
 const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
 function holdsBigint(value: object, depth: number): boolean {
-  if (depth > MAX_JSON_DEPTH) throw new RangeError(`a value nested more than ${MAX_JSON_DEPTH} levels deep (or cyclic) cannot be written as JSON`);
+  if (depth > MAX_JSON_DEPTH)
+    throw new RangeError(`a value nested more than ${MAX_JSON_DEPTH} levels deep (or cyclic) cannot be written as JSON`);
   for (const item of Object.values(value) as unknown[]) {
     if (typeof item === 'bigint') return true;
     if (isContainer(item) && holdsBigint(item, depth + 1)) return true;

@@ -41,7 +41,10 @@ function parameters<T extends z.core.$ZodLooseShape>(operation: string, shape: T
 
 /** One tag, matched exactly; a query that repeats it arrives as an array. */
 const tagFilter = z
-  .string({ error: (failure) => (Array.isArray(failure.input) ? 'tag may be given once: plants are listed by one tag at a time' : 'tag must be a string') })
+  .string({
+    error: (failure) =>
+      Array.isArray(failure.input) ? 'tag may be given once: plants are listed by one tag at a time' : 'tag must be a string',
+  })
   .max(MAX_TAG_LENGTH, { error: `tag must be at most ${MAX_TAG_LENGTH} characters: no plant has a longer one` })
   .meta({ description: 'Return only the plants with exactly this tag', examples: ['tropical'] });
 

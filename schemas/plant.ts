@@ -22,7 +22,9 @@ const isWellFormed = (value: string) => value.isWellFormed();
 /** A plant's name; `whenNull` words the refusal of a null (in a merge patch, null would remove the name). */
 const nameSchema = (whenNull = 'name must be a string') =>
   z
-    .string({ error: (failure) => (failure.input === undefined ? 'name is required' : failure.input === null ? whenNull : 'name must be a string') })
+    .string({
+      error: (failure) => (failure.input === undefined ? 'name is required' : failure.input === null ? whenNull : 'name must be a string'),
+    })
     .min(1, { error: 'name must not be empty' })
     .max(MAX_NAME_LENGTH, { error: `name must be at most ${MAX_NAME_LENGTH} characters` })
     .refine(isWellFormed, { error: 'name must be valid Unicode text' })
@@ -75,7 +77,10 @@ export const UpdatePlantInputSchema = z.strictObject(
   {
     id: int64Parameter('id', 'Identification number of the plant'),
     name: nameSchema('name must be a string, not null: a plant always has a name').optional(),
-    tag: plantTag.nullable().meta({ description: 'Tag that specifies the type of the plant; null removes it', examples: ['tropical'] }).optional(),
+    tag: plantTag
+      .nullable()
+      .meta({ description: 'Tag that specifies the type of the plant; null removes it', examples: ['tropical'] })
+      .optional(),
     ifMatch: z
       .string({ error: 'ifMatch must be a string' })
       .meta({ description: 'The If-Match condition: `*`, or entity tags as ETag answers them, comma-separated' })

@@ -6,7 +6,13 @@ import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
 import { acceptsAnyone, AUTH_ENV, authConfig, jwksUrlProblemInProduction, type AuthConfig } from './auth/auth-config.js';
 import { listItems } from './env/env-lists.js';
 import { metricsConfig, telemetryEnv, tracingConfig, type MetricsConfig, type TracingConfig } from './observability/telemetry-config.js';
-import { checkWebhookUrls, MAX_RETRY_DELAY_MS, webhookConfigProblem, webhookSecret, type WebhookConfig } from './webhooks/webhook-config.js';
+import {
+  checkWebhookUrls,
+  MAX_RETRY_DELAY_MS,
+  webhookConfigProblem,
+  webhookSecret,
+  type WebhookConfig,
+} from './webhooks/webhook-config.js';
 
 /**
  * Service configuration, read from the environment once at start-up and passed down.
@@ -40,7 +46,10 @@ const EnvSchema = z.object({
   MONGODB_WRITE_CONCERN: z
     .union([z.literal('majority'), z.coerce.number().int().min(1)], { error: 'must be majority or a number of members, at least 1' })
     .default('majority'),
-  MONGODB_JOURNAL: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  MONGODB_JOURNAL: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
   // Who may call: server/auth/auth-config.ts.
   ...AUTH_ENV,
   CORS_ORIGINS: csv.refine((origins) => origins.every((origin) => URL.canParse(origin)), {
@@ -50,7 +59,12 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
   // How long /readyz fails before the service closes on SIGTERM: the time load balancers take to stop sending.
-  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(MAX_SHUTDOWN_DELAY_MS, { error: 'must be at most 600000 (ten minutes)' }).default(0),
+  SHUTDOWN_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SHUTDOWN_DELAY_MS, { error: 'must be at most 600000 (ten minutes)' })
+    .default(0),
   RESPONSE_TIMEOUT_MS: positiveInt(10_000),
   MAX_PIPELINED_REQUESTS: positiveInt(16),
   /** Unset: the process's descriptor limit less a reserve. */
@@ -60,11 +74,18 @@ const EnvSchema = z.object({
     .optional()
     .transform((value, context) => {
       const trust = parseTrustProxy(value);
-      if (trust === undefined) context.addIssue({ code: 'custom', message: 'must be true, false, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)' });
+      if (trust === undefined)
+        context.addIssue({
+          code: 'custom',
+          message: 'must be true, false, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)',
+        });
       return trust ?? false;
     }),
   // off: the stock tRPC and trpc-to-openapi adapters instead of @plant-store/fast-path (same answers, slower).
-  FAST_PATH: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on').transform((value) => value === 'on'),
+  FAST_PATH: z
+    .enum(['on', 'off'], { error: 'must be on or off' })
+    .default('on')
+    .transform((value) => value === 'on'),
   /** Unset: no limit. Else failed authentications allowed per client address per window. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().optional(),
   AUTH_FAILURE_WINDOW_MS: positiveInt(60_000),
@@ -143,7 +164,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const auth = authConfig(e);
   if ('problem' in auth) throw new ConfigError(`Invalid configuration:\n  ${auth.problem}`);
   if (e.NODE_ENV === 'production') {
-    const missing = [!acceptsAnyone(auth) && 'API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL)', e.MONGODB_URI === undefined && 'MONGODB_URI'].filter(Boolean);
+    const missing = [
+      !acceptsAnyone(auth) && 'API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL)',
+      e.MONGODB_URI === undefined && 'MONGODB_URI',
+    ].filter(Boolean);
     if (missing.length > 0) {
       throw new ConfigError(`Invalid configuration:\n  ${missing.join(' and ')} must be set when NODE_ENV=production`);
     }
@@ -152,9 +176,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   // A request may wait on MongoDB (a create: two operations) without a byte moving on its connection.
   if (e.RESPONSE_TIMEOUT_MS <= 2 * e.MONGODB_TIMEOUT_MS) {
-    throw new ConfigError(`Invalid configuration:\n  RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS (${e.MONGODB_TIMEOUT_MS}): a request may wait that long for MongoDB`);
+    throw new ConfigError(
+      `Invalid configuration:\n  RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS (${e.MONGODB_TIMEOUT_MS}): a request may wait that long for MongoDB`,
+    );
   }
-  const webhooks = { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, timeoutMs: e.WEBHOOK_TIMEOUT_MS };
+  const webhooks = {
+    urls: e.WEBHOOK_URLS,
+    secret: e.WEBHOOK_SECRET,
+    retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+    timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+  };
   const webhookProblem = webhookConfigProblem(webhooks);
   if (webhookProblem) throw new ConfigError(`Invalid configuration:\n  ${webhookProblem}`);
   return {

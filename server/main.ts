@@ -82,7 +82,10 @@ function main(): void {
     // /readyz fails from now on; everything else serves on while load balancers take the instance out.
     service.app.shutdown.announce();
     if (config.shutdownDelayMs > 0) {
-      service.app.log.info({ signal, shutdownDelayMs: config.shutdownDelayMs }, 'shutting down: not ready, still serving until the delay ends');
+      service.app.log.info(
+        { signal, shutdownDelayMs: config.shutdownDelayMs },
+        'shutting down: not ready, still serving until the delay ends',
+      );
       await sleep(config.shutdownDelayMs);
     }
     service.app.log.info({ signal }, 'shutting down: finishing in-flight requests');

@@ -26,7 +26,13 @@ class UsageError extends Error {}
 
 function options() {
   try {
-    return parseArgs({ options: { replay: { type: 'boolean', default: false }, id: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } }).values;
+    return parseArgs({
+      options: {
+        replay: { type: 'boolean', default: false },
+        id: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}; see --help`);
   }
@@ -37,7 +43,9 @@ async function developmentMongoUri(devDir: string): Promise<string | undefined> 
   const folder = devFolder(devDir);
   const recorded = await recordedMongoUri(folder);
   if (recorded === undefined) {
-    console.error(`MONGODB_URI is not set, and no embedded MongoDB is running on ${folder.path} (npm start and npm run dev record its address in ${folder.uriFile}): start one, or set MONGODB_URI`);
+    console.error(
+      `MONGODB_URI is not set, and no embedded MongoDB is running on ${folder.path} (npm start and npm run dev record its address in ${folder.uriFile}): start one, or set MONGODB_URI`,
+    );
     return undefined;
   }
   console.error(`the embedded MongoDB of npm start / npm run dev: ${recorded}`);
@@ -56,11 +64,15 @@ async function main(): Promise<number> {
   if (uri === undefined) return 2;
   const client = createMongoClient({ uri, timeoutMs: config.mongodb.timeoutMs });
   try {
-    const plants = client.db(config.mongodb.dbName).collection<EventDocument>(PLANTS_COLLECTION, { writeConcern: config.mongodb.writeConcern, promoteLongs: false });
+    const plants = client
+      .db(config.mongodb.dbName)
+      .collection<EventDocument>(PLANTS_COLLECTION, { writeConcern: config.mongodb.writeConcern, promoteLongs: false });
     const failed = await listFailed(plants, values.id);
     for (const delivery of failed) {
       const when = delivery.failedAt?.toISOString() ?? '?';
-      console.log(`plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}, failed ${when}: ${delivery.lastError ?? '?'}`);
+      console.log(
+        `plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}, failed ${when}: ${delivery.lastError ?? '?'}`,
+      );
     }
     console.log(`${failed.length} failed deliver${failed.length === 1 ? 'y' : 'ies'}`);
     if (values.replay && failed.length > 0) {
@@ -76,6 +88,8 @@ async function main(): Promise<number> {
 try {
   process.exitCode = await main();
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : `webhooks:failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    error instanceof ConfigError ? error.message : `webhooks:failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exitCode = error instanceof UsageError ? 2 : 1;
 }

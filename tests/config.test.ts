@@ -89,7 +89,10 @@ describe('loadConfig', () => {
     [{ SHUTDOWN_DELAY_MS: '5s' }, 'SHUTDOWN_DELAY_MS'],
     [{ SHUTDOWN_DELAY_MS: '600001' }, 'SHUTDOWN_DELAY_MS: must be at most 600000'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL'],
-    [{ OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_ZIPKIN_ENDPOINT: 'zipkin:9411' }, 'OTEL_EXPORTER_ZIPKIN_ENDPOINT: must be an http(s) URL'],
+    [
+      { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_ZIPKIN_ENDPOINT: 'zipkin:9411' },
+      'OTEL_EXPORTER_ZIPKIN_ENDPOINT: must be an http(s) URL',
+    ],
     [{ OTEL_TRACES_EXPORTER: 'jaeger' }, 'OTEL_TRACES_EXPORTER: must be a comma-separated list of otlp, console, zipkin, none'],
     [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }, 'OTEL_EXPORTER_OTLP_PROTOCOL: must be one of'],
     [{ OTEL_TRACES_SAMPLER: 'sometimes' }, 'OTEL_TRACES_SAMPLER'],
@@ -103,15 +106,23 @@ describe('loadConfig', () => {
     expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' }).metrics).toStrictEqual({ host: '0.0.0.0', port: 9464 });
     expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.2' }).metrics).toStrictEqual({ host: '10.0.0.2', port: 9464 });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toStrictEqual({ serviceName: 'plant-store' });
-    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'plants-eu' }).tracing).toStrictEqual({ serviceName: 'plants-eu' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'plants-eu' }).tracing).toStrictEqual({
+      serviceName: 'plants-eu',
+    });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeUndefined();
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
   });
 
   it('refuses to run in production without a way to accept callers and MONGODB_URI', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL) and MONGODB_URI must be set when NODE_ENV=production');
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      'API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL) and MONGODB_URI must be set when NODE_ENV=production',
+    );
     expect(() => loadConfig({ NODE_ENV: 'production', API_TOKENS: 'x' })).toThrow('MONGODB_URI must be set');
-    for (const callers of [{ API_TOKENS: 'x' }, { API_TOKEN_HASHES: 'a'.repeat(64) }, { AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }]) {
+    for (const callers of [
+      { API_TOKENS: 'x' },
+      { API_TOKEN_HASHES: 'a'.repeat(64) },
+      { AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' },
+    ]) {
       expect(loadConfig({ NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/p', ...callers }).env).toBe('production');
     }
   });
@@ -119,17 +130,30 @@ describe('loadConfig', () => {
   it('refuses in production an AUTH_JWKS_URL that is not https, unless its host is loopback', () => {
     const production = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db:27017/plants', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' };
     for (const url of ['http://id.example/jwks', 'http://10.0.0.8/jwks', 'http://127.example/jwks', 'http://[::2]/jwks']) {
-      expect(() => loadConfig({ ...production, AUTH_JWKS_URL: url })).toThrow('AUTH_JWKS_URL must be an https URL when NODE_ENV=production');
+      expect(() => loadConfig({ ...production, AUTH_JWKS_URL: url })).toThrow(
+        'AUTH_JWKS_URL must be an https URL when NODE_ENV=production',
+      );
     }
-    for (const url of ['https://id.example/jwks', 'http://127.0.0.1:8080/jwks', 'http://127.1.2.3/jwks', 'http://localhost/jwks', 'http://[::1]:9000/jwks']) {
+    for (const url of [
+      'https://id.example/jwks',
+      'http://127.0.0.1:8080/jwks',
+      'http://127.1.2.3/jwks',
+      'http://localhost/jwks',
+      'http://[::1]:9000/jwks',
+    ]) {
       expect(loadConfig({ ...production, AUTH_JWKS_URL: url }).jwt?.jwksUrl).toBe(url);
     }
     // Outside production, http anywhere is accepted (a test provider, a laptop).
-    expect(loadConfig({ AUTH_JWKS_URL: 'http://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }).jwt?.jwksUrl).toBe('http://id.example/jwks');
+    expect(loadConfig({ AUTH_JWKS_URL: 'http://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }).jwt?.jwksUrl).toBe(
+      'http://id.example/jwks',
+    );
   });
 
   it('reads named static tokens and hashes: "name value" or a bare value, as existing deployments write them', () => {
-    const config = loadConfig({ API_TOKENS: 'ci-deploy s3cr3t=, dGVzdA==,dashboard  x:y@z', API_TOKEN_HASHES: ` reporting ${'AB'.repeat(32)},${'0'.repeat(64)}` });
+    const config = loadConfig({
+      API_TOKENS: 'ci-deploy s3cr3t=, dGVzdA==,dashboard  x:y@z',
+      API_TOKEN_HASHES: ` reporting ${'AB'.repeat(32)},${'0'.repeat(64)}`,
+    });
     expect(config.apiTokens).toEqual([
       { name: 'ci-deploy', token: 's3cr3t=' },
       { name: 'API_TOKENS#2', token: 'dGVzdA==' },
@@ -142,9 +166,24 @@ describe('loadConfig', () => {
   });
 
   it('reads the JWT settings, with their defaults', () => {
-    const env = { AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json', AUTH_ISSUER: 'https://id.example/', AUTH_AUDIENCE: 'https://api.example, plants' };
-    expect(loadConfig(env).jwt).toEqual({ jwksUrl: env.AUTH_JWKS_URL, issuer: env.AUTH_ISSUER, audiences: ['https://api.example', 'plants'], clockSkewS: 30, jwksCooldownS: 30, requireAtJwt: false });
-    expect(loadConfig({ ...env, AUTH_CLOCK_SKEW_S: '0', AUTH_JWKS_COOLDOWN_S: '5', AUTH_REQUIRE_AT_JWT: 'true' }).jwt).toMatchObject({ clockSkewS: 0, jwksCooldownS: 5, requireAtJwt: true });
+    const env = {
+      AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json',
+      AUTH_ISSUER: 'https://id.example/',
+      AUTH_AUDIENCE: 'https://api.example, plants',
+    };
+    expect(loadConfig(env).jwt).toEqual({
+      jwksUrl: env.AUTH_JWKS_URL,
+      issuer: env.AUTH_ISSUER,
+      audiences: ['https://api.example', 'plants'],
+      clockSkewS: 30,
+      jwksCooldownS: 30,
+      requireAtJwt: false,
+    });
+    expect(loadConfig({ ...env, AUTH_CLOCK_SKEW_S: '0', AUTH_JWKS_COOLDOWN_S: '5', AUTH_REQUIRE_AT_JWT: 'true' }).jwt).toMatchObject({
+      clockSkewS: 0,
+      jwksCooldownS: 5,
+      requireAtJwt: true,
+    });
   });
 
   it('never echoes a token in a refusal', () => {

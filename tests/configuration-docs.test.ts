@@ -25,9 +25,15 @@ function serviceTableNames(): string[] {
 /** `process.env.NAME` read in the files of these folders (npm's own `npm_*` aside). */
 function readFromProcessEnv(paths: string[]): string[] {
   const files = paths.flatMap((path) =>
-    path.endsWith('/') ? readdirSync(join(PROJECT_ROOT, path), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts')).map((file) => join(path, file)) : [path],
+    path.endsWith('/')
+      ? readdirSync(join(PROJECT_ROOT, path), { recursive: true, encoding: 'utf8' })
+          .filter((file) => file.endsWith('.ts'))
+          .map((file) => join(path, file))
+      : [path],
   );
-  const names = files.flatMap((file) => [...readFileSync(join(PROJECT_ROOT, file), 'utf8').matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)/g)].map(([, name = '']) => name));
+  const names = files.flatMap((file) =>
+    [...readFileSync(join(PROJECT_ROOT, file), 'utf8').matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)/g)].map(([, name = '']) => name),
+  );
   return [...new Set(names)].filter((name) => !name.startsWith('npm_'));
 }
 

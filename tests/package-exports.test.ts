@@ -11,7 +11,17 @@ const importNames = (specifier: string): string[] => {
 
 it('exports the router, createCaller, the context factory, the client helper and the schemas', () => {
   expect(importNames('plant-store')).toEqual(
-    expect.arrayContaining(['appRouter', 'createCaller', 'createContextFactory', 'createPlantStoreClient', 'createTokenVerifier', 'MongoPlantStore', 'NewPlantSchema', 'PlantSchema', 'ErrorSchema']),
+    expect.arrayContaining([
+      'appRouter',
+      'createCaller',
+      'createContextFactory',
+      'createPlantStoreClient',
+      'createTokenVerifier',
+      'MongoPlantStore',
+      'NewPlantSchema',
+      'PlantSchema',
+      'ErrorSchema',
+    ]),
   );
 });
 

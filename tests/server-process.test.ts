@@ -71,7 +71,9 @@ describe('the service process', () => {
   it('refuses to start in production without API_TOKENS and MONGODB_URI', async () => {
     const service = startService({ NODE_ENV: 'production' });
     expect(await service.exited()).toBe(1);
-    expect(service.output()).toContain('API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL) and MONGODB_URI must be set when NODE_ENV=production');
+    expect(service.output()).toContain(
+      'API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL) and MONGODB_URI must be set when NODE_ENV=production',
+    );
   });
 
   it('says in one line why it cannot start when the port is taken, and exits 1', async () => {

@@ -11,7 +11,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Each build output, and what it is built from (relative to the project root). */
 const BUILDS = [
-  { output: 'dist/server/main.js', sources: ['server', 'routers', 'schemas', 'client', 'index.ts', 'tsconfig.json', 'tsconfig.build.json'] },
+  {
+    output: 'dist/server/main.js',
+    sources: ['server', 'routers', 'schemas', 'client', 'index.ts', 'tsconfig.json', 'tsconfig.build.json'],
+  },
   { output: 'tools/mongod-emulator/dist/main.js', sources: ['tools/mongod-emulator/src', 'tools/mongod-emulator/tsconfig.build.json'] },
   { output: 'packages/fast-path/dist/index.js', sources: ['packages/fast-path/src', 'packages/fast-path/tsconfig.build.json'] },
 ];

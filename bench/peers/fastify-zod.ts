@@ -1,5 +1,10 @@
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  hasZodFastifySchemaValidationErrors,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createTokenVerifier, ErrorSchema, ListPlantsInputSchema, NewPlantSchema, PlantIdInputSchema, PlantSchema } from '../../index.js';
 import { errorBody, issuesMessage, nextPageLink, noPlant, pageLimit, PlantListSchema, UNAUTHORIZED, type StartPeer } from './peer-work.js';
@@ -16,7 +21,8 @@ export const startFastifyZodPeer: StartPeer = async (config, store) => {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler((error: FastifyError, _request, reply) => {
-    if (hasZodFastifySchemaValidationErrors(error)) return reply.code(400).send(errorBody(400, issuesMessage({ issues: error.validation })));
+    if (hasZodFastifySchemaValidationErrors(error))
+      return reply.code(400).send(errorBody(400, issuesMessage({ issues: error.validation })));
     const status = typeof error.statusCode === 'number' && error.statusCode < 500 ? error.statusCode : 500;
     return reply.code(status).send(errorBody(status, status === 500 ? 'internal server error' : error.message));
   });
@@ -25,24 +31,35 @@ export const startFastifyZodPeer: StartPeer = async (config, store) => {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const authenticated = {
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-      if (verifyToken(request.headers.authorization).status !== 'valid') await reply.code(401).header('www-authenticate', 'Bearer').send(UNAUTHORIZED);
+      if (verifyToken(request.headers.authorization).status !== 'valid')
+        await reply.code(401).header('www-authenticate', 'Bearer').send(UNAUTHORIZED);
     },
   };
 
-  routes.post('/plants', { ...authenticated, schema: { body: NewPlantSchema, response: { 200: PlantSchema } } }, async (request) => store.create(request.body));
+  routes.post('/plants', { ...authenticated, schema: { body: NewPlantSchema, response: { 200: PlantSchema } } }, async (request) =>
+    store.create(request.body),
+  );
 
-  routes.get('/plants', { ...authenticated, schema: { querystring: ListPlantsInputSchema, response: { 200: PlantListSchema } } }, async (request, reply) => {
-    const limit = pageLimit(request.query.limit);
-    const { plants, more } = await store.list({ limit, after: request.query.after });
-    const link = nextPageLink('/plants', limit, plants, more);
-    if (link !== undefined) void reply.header('link', link);
-    return plants;
-  });
+  routes.get(
+    '/plants',
+    { ...authenticated, schema: { querystring: ListPlantsInputSchema, response: { 200: PlantListSchema } } },
+    async (request, reply) => {
+      const limit = pageLimit(request.query.limit);
+      const { plants, more } = await store.list({ limit, after: request.query.after });
+      const link = nextPageLink('/plants', limit, plants, more);
+      if (link !== undefined) void reply.header('link', link);
+      return plants;
+    },
+  );
 
-  routes.delete('/plants/:id', { ...authenticated, schema: { params: PlantIdInputSchema, response: { 204: z.void(), 404: ErrorSchema } } }, async (request, reply) => {
-    if (!(await store.delete(request.params.id))) return reply.code(404).send(noPlant(request.params.id));
-    return reply.code(204).send();
-  });
+  routes.delete(
+    '/plants/:id',
+    { ...authenticated, schema: { params: PlantIdInputSchema, response: { 204: z.void(), 404: ErrorSchema } } },
+    async (request, reply) => {
+      if (!(await store.delete(request.params.id))) return reply.code(404).send(noPlant(request.params.id));
+      return reply.code(204).send();
+    },
+  );
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.listen({ host: config.host, port: config.port });

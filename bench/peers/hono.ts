@@ -70,8 +70,12 @@ export const startHonoPeer: StartPeer = async (config, store) => {
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }) as Server;
   if (!server.listening) await once(server, 'listening');
   return {
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => { if (error) reject(error); else resolve(); });
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => {
+          if (error) reject(error);
+          else resolve();
+        });
+      }),
   };
 };

@@ -59,14 +59,21 @@ export const startOrpcPeer: StartPeer = async (config, store) => {
   const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder: encodeError });
   const server = createServer((request, response) => {
     void handler.handle(request, response, { context: { headers: request.headers } }).then(({ matched }) => {
-      if (!matched) response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(errorBody(404, `no route ${request.method ?? ''} ${request.url ?? ''}`)));
+      if (!matched)
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify(errorBody(404, `no route ${request.method ?? ''} ${request.url ?? ''}`)));
     });
   });
   server.listen(config.port, config.host);
   await once(server, 'listening');
   return {
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => { if (error) reject(error); else resolve(); });
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => {
+          if (error) reject(error);
+          else resolve();
+        });
+      }),
   };
 };

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { createTokenVerifier, DEFAULT_LIST_LIMIT, StoredPlantSchema, type AppConfig, type PlantStore, type StoredPlant } from '../../index.js';
+import {
+  createTokenVerifier,
+  DEFAULT_LIST_LIMIT,
+  StoredPlantSchema,
+  type AppConfig,
+  type PlantStore,
+  type StoredPlant,
+} from '../../index.js';
 
 /**
  * What every peer stack shares, so each does exactly the service's work and differs only in
@@ -24,7 +31,8 @@ export const errorBody = (status: number, message: string) => ({ error: status, 
 export const UNAUTHORIZED = errorBody(401, 'unauthorized');
 
 /** zod's messages for each failed check, as one line (the schemas word each for a user). */
-export const issuesMessage = (error: { issues: readonly { message?: string }[] }): string => error.issues.map((failure) => failure.message).join('; ');
+export const issuesMessage = (error: { issues: readonly { message?: string }[] }): string =>
+  error.issues.map((failure) => failure.message).join('; ');
 
 export const noPlant = (id: unknown) => errorBody(404, `no plant with id ${String(id)}`);
 

@@ -13,7 +13,8 @@ const onlyDependencies = {
   name: 'only-dependencies',
   generateBundle(_options, bundle) {
     for (const chunk of Object.values(bundle)) {
-      const stray = chunk.type === 'chunk' ? chunk.imports.filter((id) => !DEPENDENCIES.some((name) => id === name || id.startsWith(`${name}/`))) : [];
+      const stray =
+        chunk.type === 'chunk' ? chunk.imports.filter((id) => !DEPENDENCIES.some((name) => id === name || id.startsWith(`${name}/`))) : [];
       if (stray.length > 0) this.error(`${chunk.fileName} imports ${stray.join(', ')}, which the package does not depend on`);
     }
   },

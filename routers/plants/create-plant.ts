@@ -14,8 +14,7 @@ export const createPlant = protectedProcedure
       path: '/plants',
       operationId: 'createPlant',
       summary: 'Create a plant',
-      description:
-        'Creates a new plant in the store. Safe to retry: sending the same plant again answers 200 with the stored plant.',
+      description: 'Creates a new plant in the store. Safe to retry: sending the same plant again answers 200 with the stored plant.',
       scope: 'plants:write',
       conditional: { entityTag: true },
       success: {
@@ -79,7 +78,11 @@ export const createPlant = protectedProcedure
             response: { error: 415, message: 'the body must be JSON: send it with Content-Type: application/json' },
           },
         },
-        ...ex.sharedAnswers('plants:write', { ...request, body: ex.MONSTERA }, { unavailableSummary: 'MongoDB does not answer in time; retry after the Retry-After seconds' }),
+        ...ex.sharedAnswers(
+          'plants:write',
+          { ...request, body: ex.MONSTERA },
+          { unavailableSummary: 'MongoDB does not answer in time; retry after the Retry-After seconds' },
+        ),
       },
     }),
   )

@@ -21,11 +21,17 @@ export const getPlant = protectedProcedure
       conditional: {
         entityTag: true,
         ifNoneMatch: {
-          description: 'Not modified: If-None-Match names the entity tag the plant still has (answered only to a request with a valid token). No body',
+          description:
+            'Not modified: If-None-Match names the entity tag the plant still has (answered only to a request with a valid token). No body',
           example: {
             name: 'notModified',
             summary: 'The plant is as the client last read it',
-            request: { ...ex.valid, method: 'GET', url: '/plants/9007199254740993', headers: { 'if-none-match': entityTagOf(ex.SNOWFLAKE, 0) } },
+            request: {
+              ...ex.valid,
+              method: 'GET',
+              url: '/plants/9007199254740993',
+              headers: { 'if-none-match': entityTagOf(ex.SNOWFLAKE, 0) },
+            },
             given: [ex.SNOWFLAKE],
             headers: { etag: entityTagOf(ex.SNOWFLAKE, 0) },
           },

@@ -28,7 +28,6 @@ export interface AuthConfig {
   jwt: JwtConfig | undefined;
 }
 
-
 /** A name or a token: printable ASCII, no spaces (commas separate the items). */
 const PRINTABLE = /^[\x21-\x7e]+$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
@@ -49,7 +48,10 @@ function namedList<T>(variable: string, valueRule: string, isValue: (value: stri
         const value = words.at(-1) ?? '';
         const name = words.length === 2 ? (words[0] ?? '') : `${variable}#${index + 1}`;
         if (words.length > 2 || !PRINTABLE.test(name) || !isValue(value)) {
-          context.addIssue({ code: 'custom', message: `item ${index + 1} is not "value" or "name value": ${valueRule}, a name printable ASCII without spaces` });
+          context.addIssue({
+            code: 'custom',
+            message: `item ${index + 1} is not "value" or "name value": ${valueRule}, a name printable ASCII without spaces`,
+          });
           return [];
         }
         return [make(name, value)];
@@ -64,13 +66,30 @@ const seconds = (fallback: number, min: number, max: number) => {
 
 /** The environment variables of authentication, for server/config.ts's schema. */
 export const AUTH_ENV = {
-  API_TOKENS: namedList('API_TOKENS', 'a token is printable ASCII without spaces or commas', (value) => PRINTABLE.test(value), (name, token): NamedToken => ({ name, token })),
-  API_TOKEN_HASHES: namedList('API_TOKEN_HASHES', 'a hash is the SHA-256 of a token in hex, 64 digits', (value) => SHA256_HEX.test(value), (name, sha256): NamedTokenHash => ({ name, sha256: sha256.toLowerCase() })),
+  API_TOKENS: namedList(
+    'API_TOKENS',
+    'a token is printable ASCII without spaces or commas',
+    (value) => PRINTABLE.test(value),
+    (name, token): NamedToken => ({ name, token }),
+  ),
+  API_TOKEN_HASHES: namedList(
+    'API_TOKEN_HASHES',
+    'a hash is the SHA-256 of a token in hex, 64 digits',
+    (value) => SHA256_HEX.test(value),
+    (name, sha256): NamedTokenHash => ({ name, sha256: sha256.toLowerCase() }),
+  ),
   AUTH_JWKS_URL: z
     .string()
     .optional()
-    .refine((url) => url === undefined || isHttpUrlWithoutCredentials(url), { error: "must be the http(s) URL of the identity provider's JSON Web Key Set, without user:password@" }),
-  AUTH_ISSUER: z.string().optional().refine((issuer) => issuer === undefined || PRINTABLE.test(issuer), { error: 'must be the exact iss of the tokens, printable ASCII without spaces' }),
+    .refine((url) => url === undefined || isHttpUrlWithoutCredentials(url), {
+      error: "must be the http(s) URL of the identity provider's JSON Web Key Set, without user:password@",
+    }),
+  AUTH_ISSUER: z
+    .string()
+    .optional()
+    .refine((issuer) => issuer === undefined || PRINTABLE.test(issuer), {
+      error: 'must be the exact iss of the tokens, printable ASCII without spaces',
+    }),
   AUTH_AUDIENCE: z
     .string()
     .optional()
@@ -80,7 +99,10 @@ export const AUTH_ENV = {
     }),
   AUTH_CLOCK_SKEW_S: seconds(30, 0, 300),
   AUTH_JWKS_COOLDOWN_S: seconds(30, 1, 3600),
-  AUTH_REQUIRE_AT_JWT: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false').transform((value) => value === 'true'),
+  AUTH_REQUIRE_AT_JWT: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true'),
 };
 
 type AuthEnv = z.output<z.ZodObject<typeof AUTH_ENV>>;
@@ -89,7 +111,8 @@ type AuthEnv = z.output<z.ZodObject<typeof AUTH_ENV>>;
 export function authConfig(e: AuthEnv): AuthConfig | { problem: string } {
   const { AUTH_JWKS_URL: jwksUrl, AUTH_ISSUER: issuer, AUTH_AUDIENCE: audiences } = e;
   if (jwksUrl === undefined) {
-    if (issuer !== undefined || audiences !== undefined) return { problem: 'AUTH_ISSUER and AUTH_AUDIENCE are set only with AUTH_JWKS_URL, which is not set' };
+    if (issuer !== undefined || audiences !== undefined)
+      return { problem: 'AUTH_ISSUER and AUTH_AUDIENCE are set only with AUTH_JWKS_URL, which is not set' };
     return { apiTokens: e.API_TOKENS, apiTokenHashes: e.API_TOKEN_HASHES, jwt: undefined };
   }
   if (issuer === undefined || audiences === undefined) {
@@ -99,7 +122,14 @@ export function authConfig(e: AuthEnv): AuthConfig | { problem: string } {
   return {
     apiTokens: e.API_TOKENS,
     apiTokenHashes: e.API_TOKEN_HASHES,
-    jwt: { jwksUrl, issuer, audiences, clockSkewS: e.AUTH_CLOCK_SKEW_S, jwksCooldownS: e.AUTH_JWKS_COOLDOWN_S, requireAtJwt: e.AUTH_REQUIRE_AT_JWT },
+    jwt: {
+      jwksUrl,
+      issuer,
+      audiences,
+      clockSkewS: e.AUTH_CLOCK_SKEW_S,
+      jwksCooldownS: e.AUTH_JWKS_COOLDOWN_S,
+      requireAtJwt: e.AUTH_REQUIRE_AT_JWT,
+    },
   };
 }
 

@@ -39,9 +39,14 @@ export class StaticTokens {
   private readonly accepted: { digest: Buffer; verdict: AuthResult & { status: 'valid' } }[];
 
   constructor(tokens: readonly (string | NamedToken)[], hashes: readonly NamedTokenHash[] = []) {
-    const principal = (name: string): AuthResult & { status: 'valid' } => ({ status: 'valid', principal: { name, scopes: ALL_SCOPES } satisfies Principal });
+    const principal = (name: string): AuthResult & { status: 'valid' } => ({
+      status: 'valid',
+      principal: { name, scopes: ALL_SCOPES } satisfies Principal,
+    });
     this.accepted = [
-      ...tokens.map((token, index) => (typeof token === 'string' ? { name: `token ${index + 1}`, token } : token)).map(({ name, token }) => ({ digest: digest(token), verdict: principal(name) })),
+      ...tokens
+        .map((token, index) => (typeof token === 'string' ? { name: `token ${index + 1}`, token } : token))
+        .map(({ name, token }) => ({ digest: digest(token), verdict: principal(name) })),
       ...hashes.map(({ name, sha256 }) => ({ digest: Buffer.from(sha256, 'hex'), verdict: principal(name) })),
     ];
   }
@@ -64,7 +69,10 @@ export class StaticTokens {
  * `token 1`, `token 2`… in the logs) or named ones, and hashes. Synchronous: every answer is a
  * value.
  */
-export function createTokenVerifier(tokens: readonly (string | NamedToken)[], hashes: readonly NamedTokenHash[] = []): (authorization: string | undefined) => AuthResult {
+export function createTokenVerifier(
+  tokens: readonly (string | NamedToken)[],
+  hashes: readonly NamedTokenHash[] = [],
+): (authorization: string | undefined) => AuthResult {
   const statics = new StaticTokens(tokens, hashes);
   return (authorization) => {
     const token = bearerToken(authorization);

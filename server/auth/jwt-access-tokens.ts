@@ -71,7 +71,8 @@ export class JwtAccessTokens {
     try {
       return (await jwtVerify(token, this.keys.getKey, this.options)).payload;
     } catch (error) {
-      if (!(error instanceof errors.JWKSMultipleMatchingKeys || (error instanceof errors.JWSSignatureVerificationFailed && !hasKid(token)))) throw error;
+      if (!(error instanceof errors.JWKSMultipleMatchingKeys || (error instanceof errors.JWSSignatureVerificationFailed && !hasKid(token))))
+        throw error;
       if (error instanceof errors.JWKSMultipleMatchingKeys) {
         for await (const key of error) {
           try {
@@ -89,7 +90,8 @@ export class JwtAccessTokens {
   private accepted(token: string, payload: JWTPayload): AuthResult {
     if (typeof payload.sub !== 'string' || payload.sub === '') return invalid('its sub claim is not a string');
     const scopes = scopesOf(payload);
-    if (scopes === undefined) return invalid('its scope claim is not a space-separated string, or its scp claim not one or an array of strings');
+    if (scopes === undefined)
+      return invalid('its scope claim is not a space-separated string, or its scp claim not one or an array of strings');
     const verdict = { status: 'valid', principal: { name: payload.sub, scopes } } as const;
     // jose required exp; it is a number.
     const expiresAt = (payload.exp ?? 0) * 1000 + this.clockSkewMs;
@@ -136,7 +138,8 @@ function reasonOf(error: unknown): string | undefined {
   if (error instanceof errors.JOSEAlgNotAllowed) return `its algorithm is not allowed: only ${ACCEPTED_ALGORITHMS.join(', ')} are`;
   if (error instanceof errors.JWKSNoMatchingKey) return 'it is signed with a key the identity provider does not publish (kid)';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'its signature does not verify';
-  if (error instanceof errors.JOSENotSupported) return 'it needs a JOSE feature the service does not support, such as a critical header (crit)';
+  if (error instanceof errors.JOSENotSupported)
+    return 'it needs a JOSE feature the service does not support, such as a critical header (crit)';
   if (error instanceof errors.JOSEError) return 'it is not a well-formed JWT';
   return undefined;
 }
@@ -146,7 +149,12 @@ function scopesOf({ scope, scp }: JWTPayload): Set<string> | undefined {
   const scopes = new Set<string>();
   for (const claim of [scope, scp]) {
     if (claim === undefined) continue;
-    const names = typeof claim === 'string' ? claim.split(' ') : Array.isArray(claim) && claim.every((name) => typeof name === 'string') ? claim : undefined;
+    const names =
+      typeof claim === 'string'
+        ? claim.split(' ')
+        : Array.isArray(claim) && claim.every((name) => typeof name === 'string')
+          ? claim
+          : undefined;
     if (names === undefined) return undefined;
     for (const name of names) if (name !== '') scopes.add(name);
   }

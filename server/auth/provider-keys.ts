@@ -55,7 +55,12 @@ export class ProviderKeys {
   constructor(private readonly options: ProviderKeysOptions) {
     this.retryWaitMs = Math.min(RETRY_AFTER_FAILURE_MS, options.cooldownMs);
     const fetchKeys: FetchImplementation = (url, init) => this.fetchKeys(url, init);
-    this.remote = createRemoteJWKSet(new URL(options.url), { cooldownDuration: options.cooldownMs, cacheMaxAge: KEYS_MAX_AGE_MS, timeoutDuration: FETCH_TIMEOUT_MS, [customFetch]: fetchKeys });
+    this.remote = createRemoteJWKSet(new URL(options.url), {
+      cooldownDuration: options.cooldownMs,
+      cacheMaxAge: KEYS_MAX_AGE_MS,
+      timeoutDuration: FETCH_TIMEOUT_MS,
+      [customFetch]: fetchKeys,
+    });
   }
 
   /** jose's key getter, for `jwtVerify`: a key, a token problem (jose's error), or KeysUnavailable. */
@@ -117,7 +122,10 @@ export class ProviderKeys {
     if (this.failing) return;
     this.failing = true;
     const cause = error instanceof Error ? error.message : String(error);
-    this.options.log.warn({ url: loggedUrl(this.options.url), cause }, 'the identity provider keys cannot be fetched: JWT access tokens are answered 503 until they are');
+    this.options.log.warn(
+      { url: loggedUrl(this.options.url), cause },
+      'the identity provider keys cannot be fetched: JWT access tokens are answered 503 until they are',
+    );
   }
 }
 
@@ -148,7 +156,11 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
 
 /** jose's errors that are the token's doing, not the key set's. */
 function isTokenProblem(error: unknown): boolean {
-  return error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported;
+  return (
+    error instanceof errors.JWKSNoMatchingKey ||
+    error instanceof errors.JWKSMultipleMatchingKeys ||
+    error instanceof errors.JOSENotSupported
+  );
 }
 
 /** What jose takes for a JWKS: a JSON object whose `keys` is an array of objects. */

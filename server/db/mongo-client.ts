@@ -18,7 +18,12 @@ export interface MongoClientOptions {
  * server that went away again by itself. The service's own client is server/db/mongo-database.ts,
  * which also bounds each operation as a whole and recovers from a failed first connect.
  */
-export function createMongoClient({ uri, timeoutMs, serverSelectionTimeoutMs = timeoutMs, monitorCommands = false }: MongoClientOptions): MongoClient {
+export function createMongoClient({
+  uri,
+  timeoutMs,
+  serverSelectionTimeoutMs = timeoutMs,
+  monitorCommands = false,
+}: MongoClientOptions): MongoClient {
   return new MongoClient(uri, {
     appName: 'plant-store',
     serverSelectionTimeoutMS: serverSelectionTimeoutMs,

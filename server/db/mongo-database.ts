@@ -184,7 +184,8 @@ export class MongoDatabase implements OperationGuard {
   private answered(): void {
     const { outage } = this;
     this.outage = undefined;
-    if (outage?.told) this.log.info({ servers: this.servers, downMs: Date.now() - outage.since, refused: outage.refused }, 'MongoDB answers again');
+    if (outage?.told)
+      this.log.info({ servers: this.servers, downMs: Date.now() - outage.since, refused: outage.refused }, 'MongoDB answers again');
   }
 
   private describe(cause: unknown): Record<string, string> {

@@ -21,7 +21,10 @@ export function devFolder(path: string): DevFolder {
 
 /** The development token kept in the folder, made on first use. */
 export async function keptDevToken(folder: DevFolder): Promise<string> {
-  const kept = await readFile(folder.tokenFile, 'utf8').then((text) => text.trim(), () => '');
+  const kept = await readFile(folder.tokenFile, 'utf8').then(
+    (text) => text.trim(),
+    () => '',
+  );
   if (kept !== '') return kept;
   await mkdir(folder.path, { recursive: true });
   const token = randomBytes(24).toString('base64url');
@@ -39,6 +42,9 @@ export async function forgetMongoUri(folder: DevFolder, uri: string): Promise<vo
 }
 
 export async function recordedMongoUri(folder: DevFolder): Promise<string | undefined> {
-  const text = await readFile(folder.uriFile, 'utf8').then((content) => content.trim(), () => '');
+  const text = await readFile(folder.uriFile, 'utf8').then(
+    (content) => content.trim(),
+    () => '',
+  );
   return text === '' ? undefined : text;
 }

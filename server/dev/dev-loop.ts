@@ -42,19 +42,25 @@ async function main(): Promise<void> {
     running.mongo = mongo;
     mongoUri = mongo.uri;
     await recordMongoUri(folder, mongo.uri);
-    console.log(`dev: MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop npm run dev and remove ${folder.path}`);
+    console.log(
+      `dev: MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop npm run dev and remove ${folder.path}`,
+    );
   }
   if (running.stopping) return;
 
   const tsx = createRequire(import.meta.url).resolve('tsx/cli');
   // Its own process group: a Ctrl-C reaches only this process, which then stops the service once, gracefully.
   // The workspace packages from their sources too (their exports' "@plant-store/source" condition), watched like the service's.
-  const child = spawn(process.execPath, [tsx, 'watch', '--clear-screen=false', '--conditions=@plant-store/source', join(ROOT, 'server', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, MONGODB_URI: mongoUri, ...(token && { API_TOKENS: `development ${token}` }) },
-    stdio: ['pipe', 'pipe', 'inherit'],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [tsx, 'watch', '--clear-screen=false', '--conditions=@plant-store/source', join(ROOT, 'server', 'main.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, MONGODB_URI: mongoUri, ...(token && { API_TOKENS: `development ${token}` }) },
+      stdio: ['pipe', 'pipe', 'inherit'],
+      detached: true,
+    },
+  );
   running.child = child;
   child.on('exit', () => void stop(1));
   // Return restarts the service (tsx reads it from its stdin).

@@ -32,7 +32,9 @@ export async function startDevMongo(devDir: string): Promise<RunningMongo> {
     await stop();
     throw error;
   }
-  console.log(`MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop the service and remove ${folder.path}`);
+  console.log(
+    `MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop the service and remove ${folder.path}`,
+  );
   return { uri: mongo.uri, description: mongo.description, stop };
 }
 

@@ -77,8 +77,12 @@ async function stopWithin(server: MongoMemoryServer, keepData: boolean): Promise
   }
 }
 
-
-async function startMemoryServer(kind: 'mongod' | 'emulator', binary: Binary, description: string, options: EmbeddedMongoOptions): Promise<EmbeddedMongo> {
+async function startMemoryServer(
+  kind: 'mongod' | 'emulator',
+  binary: Binary,
+  description: string,
+  options: EmbeddedMongoOptions,
+): Promise<EmbeddedMongo> {
   if (options.dbPath) await mkdir(options.dbPath, { recursive: true });
   const server = await MongoMemoryServer.create({
     // Its own process group: a Ctrl-C in the terminal reaches the service, which drains its requests
@@ -119,5 +123,10 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
     'No mongod installed or cached: using the mongod emulator (tools/mongod-emulator). ' +
       'For a real MongoDB set MONGODB_URI or MONGOMS_SYSTEM_BINARY=/path/to/mongod, or run npm run mongod:download once.',
   );
-  return startMemoryServer('emulator', { path: emulator, version, system: true }, `mongod emulator ${version} via mongodb-memory-server`, options);
+  return startMemoryServer(
+    'emulator',
+    { path: emulator, version, system: true },
+    `mongod emulator ${version} via mongodb-memory-server`,
+    options,
+  );
 }

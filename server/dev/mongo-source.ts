@@ -48,5 +48,10 @@ async function loadEmbeddedMongo(): Promise<typeof import('./embedded-mongo.js')
 }
 
 function isModuleNotFound(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && error.code === 'ERR_MODULE_NOT_FOUND' && /mongodb-memory-server|embedded-mongo/.test(error.message);
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    error.code === 'ERR_MODULE_NOT_FOUND' &&
+    /mongodb-memory-server|embedded-mongo/.test(error.message)
+  );
 }

@@ -33,7 +33,10 @@ export async function limitAuthFailures(api: FastifyInstance, limit: AuthFailure
     const count = await failures(request, { increment: false });
     if (count.isAllowed || count.remaining > 0) return;
     reply.header('retry-after', String(count.ttlInSeconds));
-    throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `too many failed authentications from this address: try again in ${count.ttlInSeconds} s` });
+    throw new TRPCError({
+      code: 'TOO_MANY_REQUESTS',
+      message: `too many failed authentications from this address: try again in ${count.ttlInSeconds} s`,
+    });
   });
   api.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode === 401) await failures(request);

@@ -22,7 +22,10 @@ export function limitConnections(app: FastifyInstance, { maxConnections }: { max
   if (limit !== undefined) server.maxConnections = limit;
   server.on('timeout', (socket: Socket) => {
     // Node's keep-alive timeout ends here too: an idle connection is as much as a stalled answer.
-    log.debug({ remoteAddress: socket.remoteAddress }, 'closing a connection on which nothing moved in time: idle, or its answer not being read');
+    log.debug(
+      { remoteAddress: socket.remoteAddress },
+      'closing a connection on which nothing moved in time: idle, or its answer not being read',
+    );
     socket.destroy();
   });
   let toldAt = Number.NEGATIVE_INFINITY;

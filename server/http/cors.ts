@@ -20,7 +20,10 @@ export async function registerCors(
 ): Promise<void> {
   if (origins.length === 0) return;
   app.addHook('onRequest', (request, _reply, done) => {
-    if (request.method === 'OPTIONS' && (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)) {
+    if (
+      request.method === 'OPTIONS' &&
+      (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)
+    ) {
       done(httpError(400, 'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method'));
     } else done();
   });

@@ -20,7 +20,8 @@ export function registerErrorHandling(app: FastifyInstance, methodsAt: MethodsAt
     // A 503 is expected while the database or the identity provider's keys are away (each logs
     // why, once per outage) or the service shuts down (one warning line, no stack).
     if (restError.statusCode === 503) {
-      if (!(error.cause instanceof StoreUnavailableError || error.cause instanceof AuthError)) request.log.warn({ reason: error.message }, 'request refused: service unavailable');
+      if (!(error.cause instanceof StoreUnavailableError || error.cause instanceof AuthError))
+        request.log.warn({ reason: error.message }, 'request refused: service unavailable');
     } else if (restError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     return sendRestError(reply, restError);
   });

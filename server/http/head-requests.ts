@@ -34,7 +34,9 @@ export function answerHeadAsGet(app: FastifyInstance): void {
 /** The request as its handler sees it: a GET, down to its raw IncomingMessage; everything else is the request's own. */
 function seenAsGet(request: FastifyRequest): FastifyRequest {
   const raw = asGet(request.raw);
-  return new Proxy(request, { get: (target, key) => (key === 'method' ? 'GET' : key === 'raw' ? raw : (Reflect.get(target, key) as unknown)) });
+  return new Proxy(request, {
+    get: (target, key) => (key === 'method' ? 'GET' : key === 'raw' ? raw : (Reflect.get(target, key) as unknown)),
+  });
 }
 
 function asGet(raw: IncomingMessage): IncomingMessage {

@@ -67,7 +67,10 @@ export function markTrpcInput(text: string, from: keyof typeof SUBJECTS): string
   try {
     return int64Json.markValidText(text);
   } catch (error) {
-    throw httpError(400, error instanceof JsonTextError ? error.messageFor(SUBJECTS[from]) : error instanceof Error ? error.message : String(error));
+    throw httpError(
+      400,
+      error instanceof JsonTextError ? error.messageFor(SUBJECTS[from]) : error instanceof Error ? error.message : String(error),
+    );
   }
 }
 

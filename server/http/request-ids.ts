@@ -28,7 +28,9 @@ export interface CounterStart {
  * Why not `randomUUID()` per request: its random pool and formatting cost about half a microsecond
  * per request in the bench's profile, for ids that need to be unique, not unguessable.
  */
-export function createRequestIdGenerator(start: CounterStart = { high: randomInt(HIGH_LIMIT / 2), low: randomInt(LOW_LIMIT) }): () => string {
+export function createRequestIdGenerator(
+  start: CounterStart = { high: randomInt(HIGH_LIMIT / 2), low: randomInt(LOW_LIMIT) },
+): () => string {
   let prefix = randomPrefix();
   let { high, low } = start;
   let fixed = prefix + hex(high, HIGH_DIGITS);

@@ -16,7 +16,8 @@ import { httpError } from '../errors/http-error.js';
  *   client did not mean. 415 with `Accept-Encoding: identity`, as RFC 9110 section 15.5.16 asks.
  */
 export function requestRefusal(request: FastifyRequest, reply: FastifyReply): Error | undefined {
-  if (request.headers.host === undefined && request.raw.httpVersion !== '1.0') return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
+  if (request.headers.host === undefined && request.raw.httpVersion !== '1.0')
+    return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
   if (hostHeaders(request.raw.rawHeaders) > 1) return httpError(400, 'the request has more than one Host header: send exactly one');
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
   const encoding = request.headers['content-encoding'];

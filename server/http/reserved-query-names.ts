@@ -12,5 +12,8 @@ const RESERVED = ['__proto__', 'constructor', 'prototype'];
 export function reservedParameterError(query: unknown): Error | undefined {
   const names = RESERVED.filter((name) => Object.hasOwn(query as object, name));
   if (names.length === 0) return undefined;
-  return httpError(400, `unknown parameter${names.length > 1 ? 's' : ''} ${names.map((name) => JSON.stringify(name)).join(', ')}: no operation takes ${names.length > 1 ? 'them' : 'it'}`);
+  return httpError(
+    400,
+    `unknown parameter${names.length > 1 ? 's' : ''} ${names.map((name) => JSON.stringify(name)).join(', ')}: no operation takes ${names.length > 1 ? 'them' : 'it'}`,
+  );
 }

@@ -8,6 +8,9 @@ import type { FastifyBaseLogger } from 'fastify';
 export function logProcessWarnings(log: FastifyBaseLogger): void {
   process.removeAllListeners('warning');
   process.on('warning', (warning) => {
-    log.warn({ warning: { name: warning.name, message: warning.message, ...('code' in warning && { code: warning.code }) } }, 'process warning');
+    log.warn(
+      { warning: { name: warning.name, message: warning.message, ...('code' in warning && { code: warning.code }) } },
+      'process warning',
+    );
   });
 }

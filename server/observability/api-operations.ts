@@ -37,14 +37,18 @@ export class ApiOperations {
   private readonly trpcOther: ApiOperation = { name: OTHER, transport: 'trpc', route: `${TRPC_PREFIX}/{procedure}` };
 
   constructor(router: AppRouter) {
-    this.rest = restOperations(router).map((operation) => ({ operation, labels: { name: operation.procedurePath, transport: 'rest', route: operation.path } }));
+    this.rest = restOperations(router).map((operation) => ({
+      operation,
+      labels: { name: operation.procedurePath, transport: 'rest', route: operation.path },
+    }));
     const names = procedureEntries(router).map(({ path }) => path);
     this.procedures = new Map(names.map((name) => [name, { name, transport: 'trpc', route: `${TRPC_PREFIX}/${name}` }]));
   }
 
   /** For a route of the API, as an onRoute hook sees it: worked out once, so that most requests cost a lookup at most. */
   forRoute(route: { url: string; method: HTTPMethods | HTTPMethods[] }): OperationOf {
-    if (route.url === TRPC_ROUTE) return (request) => this.procedures.get((request.params as { path?: string }).path ?? '') ?? this.trpcOther;
+    if (route.url === TRPC_ROUTE)
+      return (request) => this.procedures.get((request.params as { path?: string }).path ?? '') ?? this.trpcOther;
     const methods = [route.method].flat().map(asGet);
     const own = this.rest.filter(({ operation }) => operation.fastifyPath === route.url && methods.includes(operation.method));
     const [only] = own;

@@ -125,7 +125,11 @@ export class ServiceMetrics {
     client.on('connectionCheckOutFailed', count('checkOutFailed'));
     client.on('connectionCheckedIn', count('checkedIn'));
     this.poolGauge('plant_store_mongodb_pool_connections', 'Connections open to each MongoDB server', (pool) => pool.created - pool.closed);
-    this.poolGauge('plant_store_mongodb_pool_connections_in_use', 'Connections to each MongoDB server checked out by an operation', (pool) => pool.checkedOut - pool.checkedIn);
+    this.poolGauge(
+      'plant_store_mongodb_pool_connections_in_use',
+      'Connections to each MongoDB server checked out by an operation',
+      (pool) => pool.checkedOut - pool.checkedIn,
+    );
     this.poolGauge(
       'plant_store_mongodb_pool_waiting',
       'Operations waiting for a connection to each MongoDB server',
@@ -212,12 +216,20 @@ export class ServiceMetrics {
           this.set(read === undefined ? Number.NaN : value(read));
         },
       });
-    gauge('plant_store_webhook_events_due', 'New-plant events due for delivery now, waiting for an instance to claim them (the same on every instance)', (read) => read.due);
+    gauge(
+      'plant_store_webhook_events_due',
+      'New-plant events due for delivery now, waiting for an instance to claim them (the same on every instance)',
+      (read) => read.due,
+    );
     gauge(
       'plant_store_webhook_oldest_due_event_age_seconds',
       'How long the event due longest has waited since it fell due; 0 when none is due (the same on every instance)',
       (read) => (read.oldestDueAt === undefined ? 0 : Math.max(0, (Date.now() - read.oldestDueAt.getTime()) / 1000)),
     );
-    gauge('plant_store_webhook_events_failed', 'New-plant events with a delivery given up on, not replayed (the same on every instance)', (read) => read.failed);
+    gauge(
+      'plant_store_webhook_events_failed',
+      'New-plant events with a delivery given up on, not replayed (the same on every instance)',
+      (read) => read.failed,
+    );
   }
 }

@@ -21,7 +21,14 @@ export interface TracingConfig {
 /** The trace exporters, protocols and samplers of the SDK (@opentelemetry/sdk-node). */
 const EXPORTERS = ['otlp', 'console', 'zipkin', 'none'] as const;
 const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
-const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 const DEFAULT_SERVICE_NAME = 'plant-store';
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318' }).optional();
@@ -40,7 +47,9 @@ export const telemetryEnv = {
     }),
   OTEL_EXPORTER_OTLP_ENDPOINT: url,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url,
-  OTEL_EXPORTER_ZIPKIN_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://zipkin:9411/api/v2/spans' }).optional(),
+  OTEL_EXPORTER_ZIPKIN_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://zipkin:9411/api/v2/spans' })
+    .optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: oneOf(PROTOCOLS),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: oneOf(PROTOCOLS),
   OTEL_TRACES_SAMPLER: oneOf(SAMPLERS),
@@ -59,7 +68,8 @@ export function metricsConfig(env: Pick<TelemetryEnv, 'METRICS_PORT' | 'METRICS_
 export function tracingConfig(env: TelemetryEnv): TracingConfig | undefined {
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === 'true') return undefined;
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const exporters = env.OTEL_TRACES_EXPORTER === undefined ? (endpoint === undefined ? [] : ['otlp']) : exporterList(env.OTEL_TRACES_EXPORTER);
+  const exporters =
+    env.OTEL_TRACES_EXPORTER === undefined ? (endpoint === undefined ? [] : ['otlp']) : exporterList(env.OTEL_TRACES_EXPORTER);
   // As the SDK reads the list: `none` first turns tracing off.
   if (exporters.length === 0 || exporters[0] === 'none') return undefined;
   const namedInResource = /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');

@@ -21,15 +21,22 @@ export interface Telemetry {
  * anything imports the MongoDB driver, so that its instrumentation can patch it (server/main.ts);
  * `warn` says what OpenTelemetry warns of, such as a collector it cannot reach.
  */
-export async function startTracing(config: TracingConfig | undefined, warn: (message: string) => void = console.warn): Promise<TracingSdk | undefined> {
+export async function startTracing(
+  config: TracingConfig | undefined,
+  warn: (message: string) => void = console.warn,
+): Promise<TracingSdk | undefined> {
   if (config === undefined) return undefined;
   const { startTracingSdk } = await import('./tracing-sdk.js');
   return startTracingSdk(config, warn);
 }
 
 /** What an app needs of metrics and traces, loaded as configured (the SDK started here if it was not yet). */
-export async function loadTelemetry(config: { metrics: MetricsConfig | undefined; tracing: TracingConfig | undefined }, router: AppRouter): Promise<Telemetry> {
-  if (config.metrics === undefined && config.tracing === undefined) return { metrics: undefined, tracing: undefined, operations: undefined };
+export async function loadTelemetry(
+  config: { metrics: MetricsConfig | undefined; tracing: TracingConfig | undefined },
+  router: AppRouter,
+): Promise<Telemetry> {
+  if (config.metrics === undefined && config.tracing === undefined)
+    return { metrics: undefined, tracing: undefined, operations: undefined };
   const [{ ApiOperations }, metrics, tracing] = await Promise.all([
     import('./api-operations.js'),
     config.metrics && import('./metrics.js').then(({ ServiceMetrics }) => new ServiceMetrics()),

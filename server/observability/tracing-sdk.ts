@@ -66,7 +66,9 @@ function throttledLogger(warn: (message: string) => void): DiagLogger {
       return;
     }
     lastAt = now;
-    const details = args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ');
+    const details = args
+      .map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : typeof arg === 'string' ? arg : JSON.stringify(arg)))
+      .join(' ');
     warn(`opentelemetry: ${message}${details ? ` ${details}` : ''}${held > 0 ? ` (and ${held} more since the last such line)` : ''}`);
     held = 0;
   };

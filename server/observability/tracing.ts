@@ -1,4 +1,15 @@
-import { context, defaultTextMapGetter, defaultTextMapSetter, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
+import {
+  context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Link,
+  type Span,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { FastifyInstance } from 'fastify';
 import type { AttemptOutcome } from '../webhooks/send-webhook.js';
@@ -54,7 +65,10 @@ export class AppTracing {
     };
   }
 
-  private traceAttempt(attempt: ObservedAttempt, send: (headers: Record<string, string>) => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+  private traceAttempt(
+    attempt: ObservedAttempt,
+    send: (headers: Record<string, string>) => Promise<AttemptOutcome>,
+  ): Promise<AttemptOutcome> {
     const target = new URL(attempt.url);
     const link = linkTo(attempt.traceparent);
     const attributes = {
@@ -66,17 +80,21 @@ export class AppTracing {
       'webhook.attempt': attempt.attempt,
     };
     // A span of its own trace: the delivery happens later, on whichever instance claims the event.
-    return this.tracer.startActiveSpan('webhook delivery', { kind: SpanKind.CLIENT, root: true, links: link ? [link] : [], attributes }, async (span) => {
-      try {
-        const headers: Record<string, string> = {};
-        propagation.inject(context.active(), headers, defaultTextMapSetter);
-        const outcome = await send(headers);
-        describeOutcome(span, outcome);
-        return outcome;
-      } finally {
-        span.end();
-      }
-    });
+    return this.tracer.startActiveSpan(
+      'webhook delivery',
+      { kind: SpanKind.CLIENT, root: true, links: link ? [link] : [], attributes },
+      async (span) => {
+        try {
+          const headers: Record<string, string> = {};
+          propagation.inject(context.active(), headers, defaultTextMapSetter);
+          const outcome = await send(headers);
+          describeOutcome(span, outcome);
+          return outcome;
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 }
 

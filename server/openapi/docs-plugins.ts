@@ -40,7 +40,8 @@ export function exactJsonResponses(): object {
       responseBody:
         (Original: unknown, { React }: { React: ReactLike }) =>
         (props: ResponseBodyProps) => {
-          if (!rawJSON || typeof props.content !== 'string' || !/json/i.test(props.contentType ?? '')) return React.createElement(Original, props);
+          if (!rawJSON || typeof props.content !== 'string' || !/json/i.test(props.contentType ?? ''))
+            return React.createElement(Original, props);
           let text: string;
           try {
             text = exactly(props.content);
@@ -48,7 +49,12 @@ export function exactJsonResponses(): object {
             return React.createElement(Original, props);
           }
           const code = { language: 'json', downloadable: true, fileName: `response_${Date.now()}.json`, canCopy: true };
-          return React.createElement('div', null, React.createElement('h5', null, 'Response body'), React.createElement(props.getComponent('HighlightCode', true), code, text));
+          return React.createElement(
+            'div',
+            null,
+            React.createElement('h5', null, 'Response body'),
+            React.createElement(props.getComponent('HighlightCode', true), code, text),
+          );
         },
     },
   };

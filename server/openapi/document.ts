@@ -71,7 +71,8 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     for (const [status, response] of Object.entries(operation.responses)) {
       if (response && !status.startsWith('2')) operation.responses[status] = { description: response.description, content: errorContent() };
     }
-    for (const [status, description] of Object.entries(HTTP_LAYER_RESPONSES)) operation.responses[status] = { description, content: errorContent() };
+    for (const [status, description] of Object.entries(HTTP_LAYER_RESPONSES))
+      operation.responses[status] = { description, content: errorContent() };
     addResponseHeaders(operation);
     if (meta?.conditional) declareConditionalRequests(operation, meta.conditional);
     if (meta?.answers) addExamples(operation, examplesOf(meta.answers, meta.conditional), meta.answers.success.moreRequests);
@@ -126,7 +127,8 @@ function declareConditionalRequests(operation: OpenApiOperation, conditional: Co
     parameters.push({
       name: 'If-Match',
       in: 'header',
-      description: 'Change only while the plant is as read: the ETag it answered (or several, comma-separated), or `*` for any. Otherwise 412, and nothing changes',
+      description:
+        'Change only while the plant is as read: the ETag it answered (or several, comma-separated), or `*` for any. Otherwise 412, and nothing changes',
       // No example: /docs would fill it in, and every "Try it out" would be conditional on it.
       schema: { type: 'string' },
     });
@@ -157,7 +159,8 @@ function requireScope(operation: OpenApiOperation, scope: Scope | undefined): vo
   if (scope === undefined) throw new Error(`${operation.operationId ?? 'an operation'} needs a token but its procedure declares no scope`);
   operation.security = [{ bearerAuth: [] }];
   operation['x-required-scopes'] = [scope];
-  operation.description = `${operation.description ?? ''} Needs a token granting the scope \`${scope}\` (every static token does).`.trimStart();
+  operation.description =
+    `${operation.description ?? ''} Needs a token granting the scope \`${scope}\` (every static token does).`.trimStart();
 }
 
 /**
@@ -174,7 +177,8 @@ function referToNamedRequestSchema(operation: OpenApiOperation, components: Reco
 /** A parameter's description belongs to the parameter (as the interface writes it), not only to its schema. */
 function describeParametersThemselves(operation: OpenApiOperation): void {
   for (const parameter of operation.parameters ?? []) {
-    if (parameter.description === undefined && parameter.schema?.description !== undefined) parameter.description = parameter.schema.description;
+    if (parameter.description === undefined && parameter.schema?.description !== undefined)
+      parameter.description = parameter.schema.description;
   }
 }
 

@@ -37,12 +37,20 @@ export function addExamples(
     const body = example.request.body === undefined ? undefined : exactJsonText(example.request.body);
     const { contentType } = example.request;
     // A 400's body is invalid on purpose: its response shows it in words, and a request example must fit the schema.
-    if (status !== '400' && contentType !== undefined && contentType !== 'text/plain' && body !== undefined && body.length <= MAX_SHOWN_BODY_CHARS && !shownBodies.has(body)) {
+    if (
+      status !== '400' &&
+      contentType !== undefined &&
+      contentType !== 'text/plain' &&
+      body !== undefined &&
+      body.length <= MAX_SHOWN_BODY_CHARS &&
+      !shownBodies.has(body)
+    ) {
       shownBodies.add(body);
       (requestExamples[contentType] ??= {})[example.name] = { summary: example.summary, value: example.request.body };
     }
   }
-  for (const [name, { summary, description, body }] of Object.entries(moreRequests)) (requestExamples['application/json'] ??= {})[name] = { summary, description, value: body };
+  for (const [name, { summary, description, body }] of Object.entries(moreRequests))
+    (requestExamples['application/json'] ??= {})[name] = { summary, description, value: body };
   for (const [mediaType, named] of Object.entries(requestExamples)) {
     const requestMedia = operation.requestBody?.content?.[mediaType];
     if (!requestMedia) throw new Error(`examples with ${mediaType} bodies for an operation that takes none`);
@@ -63,7 +71,8 @@ export function addHttpLayerExamples(operation: OpenApiOperation, examples: Reco
 
 function responseOf(operation: OpenApiOperation, status: string, exampleName: string): OpenApiResponse {
   const response = operation.responses[status];
-  if (!response) throw new Error(`${operation.operationId ?? 'an operation'} documents no response ${status} for the example ${exampleName}`);
+  if (!response)
+    throw new Error(`${operation.operationId ?? 'an operation'} documents no response ${status} for the example ${exampleName}`);
   return response;
 }
 
@@ -80,10 +89,17 @@ function headerName(name: string): string {
 
 function describeRequest({ request, given, condition }: OperationExample): string {
   const text = request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : exactJsonText(request.body);
-  const body = text === undefined ? '' : text.length <= MAX_SHOWN_BODY_CHARS ? `, \`Content-Type: ${request.contentType ?? '-'}\` and the body \`${text}\`` : `, and a body of ${Buffer.byteLength(text)} bytes`;
+  const body =
+    text === undefined
+      ? ''
+      : text.length <= MAX_SHOWN_BODY_CHARS
+        ? `, \`Content-Type: ${request.contentType ?? '-'}\` and the body \`${text}\``
+        : `, and a body of ${Buffer.byteLength(text)} bytes`;
   const stored = given === undefined ? '' : `, when the store holds ${given.map((plant) => `plant ${plant.id}`).join(', ')}`;
   const also = condition === undefined ? '' : `, when ${condition}`;
-  const headers = Object.entries(request.headers ?? {}).map(([name, value]) => `, \`${headerName(name)}: ${value}\``).join('');
+  const headers = Object.entries(request.headers ?? {})
+    .map(([name, value]) => `, \`${headerName(name)}: ${value}\``)
+    .join('');
   return `The answer to \`${request.method} ${request.url}\` ${describeToken(request)}${headers}${body}${stored}${also}.`;
 }
 

@@ -13,7 +13,14 @@ import {
   type WriteConcernSettings,
 } from 'mongodb';
 import { entityTagOf, matchesStrongly, type EntityTagCondition } from '../../routers/entity-tags.js';
-import { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, StoreUnavailableError, type PlantStore, type Revised } from '../../routers/plant-store.js';
+import {
+  PlantConflictError,
+  PlantNotFoundError,
+  PlantPreconditionFailedError,
+  StoreUnavailableError,
+  type PlantStore,
+  type Revised,
+} from '../../routers/plant-store.js';
 import { fromBigInt, type Int64 } from '../../schemas/int64.js';
 import type { NewPlant, Plant, PlantPatch, StoredPlant } from '../../schemas/plant.js';
 import type { OperationGuard } from '../db/mongo-database.js';
@@ -105,7 +112,15 @@ export class MongoPlantStore implements PlantStore {
     }
   }
 
-  async list({ limit, after, tag }: { limit: number; after: Int64 | undefined; tag?: string | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }> {
+  async list({
+    limit,
+    after,
+    tag,
+  }: {
+    limit: number;
+    after: Int64 | undefined;
+    tag?: string | undefined;
+  }): Promise<{ plants: StoredPlant[]; more: boolean }> {
     // Keyset paging on the _id index (or tag_id for one tag): no skip, and one plant more than asked tells whether
     // more follow; the whole page in one round trip, so no cursor outlives it.
     const filter: Filter<PlantDocument> = {
@@ -113,7 +128,14 @@ export class MongoPlantStore implements PlantStore {
       ...(after !== undefined && { _id: { $gt: toLong(after) } }),
     };
     const documents = await this.plants
-      .find(filter, { promoteLongs: false, projection: PROJECTION, sort: { _id: 1 }, limit: limit + 1, batchSize: limit + 1, signal: this.guard?.signal() })
+      .find(filter, {
+        promoteLongs: false,
+        projection: PROJECTION,
+        sort: { _id: 1 },
+        limit: limit + 1,
+        batchSize: limit + 1,
+        signal: this.guard?.signal(),
+      })
       .toArray()
       .catch((error: unknown) => {
         throw this.storeError(error);
@@ -147,9 +169,11 @@ export class MongoPlantStore implements PlantStore {
         $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
         ...(tag === undefined && { $unset: { tag: '' } }),
       };
-      const { matchedCount } = await this.plants.updateOne(asRead(document), change, { signal } as UpdateOptions & Abortable).catch((error: unknown) => {
-        throw this.storeError(error);
-      });
+      const { matchedCount } = await this.plants
+        .updateOne(asRead(document), change, { signal } as UpdateOptions & Abortable)
+        .catch((error: unknown) => {
+          throw this.storeError(error);
+        });
       if (matchedCount === 1) return { id: current.id, name, ...(tag !== undefined && { tag }), revision: revision + 1 };
     }
   }
@@ -167,7 +191,8 @@ export class MongoPlantStore implements PlantStore {
     for (;;) {
       const document = await this.find(id, signal);
       if (!document) return false;
-      if (!matchesStrongly(ifMatch, entityTagOf(toStoredPlant(document), document.revision ?? 0))) throw new PlantPreconditionFailedError(id);
+      if (!matchesStrongly(ifMatch, entityTagOf(toStoredPlant(document), document.revision ?? 0)))
+        throw new PlantPreconditionFailedError(id);
       const { deletedCount } = await this.plants.deleteOne(asRead(document), options).catch((error: unknown) => {
         throw this.storeError(error);
       });

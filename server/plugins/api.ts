@@ -42,7 +42,8 @@ export const apiPlugin = fp<ApiOptions>(
     const contextOf = createContextFactory({ store: app.plantStore, verifyToken: app.verifyToken });
     app.decorate('apiContext', contextOf);
     app.decorateRequest('apiContext', undefined);
-    const createContext = (request: FastifyRequest): Context => (request.apiContext = contextOf(request.headers.authorization, conditionsOf(request)));
+    const createContext = (request: FastifyRequest): Context =>
+      (request.apiContext = contextOf(request.headers.authorization, conditionsOf(request)));
     // The one place that chooses: the fast path when asked for and its versions match, else the stock adapters.
     const fastPath = options.fastPath ? createApiFastPath(appRouter, createContext, app.log) : undefined;
     const api = { router: appRouter, createContext, serving: fastPath ?? stockServing(appRouter, createContext) };

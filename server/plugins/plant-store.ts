@@ -13,8 +13,7 @@ declare module 'fastify' {
 
 export type PlantStoreOptions =
   /** A store of one's own (tests, benchmarks of the HTTP layers): MongoDB is not used. */
-  | { store: PlantStore }
-  | { store?: undefined; writeConcern: { w: 'majority' | number; journal: boolean } };
+  { store: PlantStore } | { store?: undefined; writeConcern: { w: 'majority' | number; journal: boolean } };
 
 /** The plant store: the given one, or MongoDB's, recording each create's webhook event in the same write. */
 export const plantStorePlugin = fp<PlantStoreOptions>(

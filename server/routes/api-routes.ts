@@ -27,15 +27,27 @@ export interface ApiRoutesOptions {
  * @trpc/server or trpc-to-openapi is not the version the fast path was tested with: the stock
  * adapters then serve, as with FAST_PATH=off.
  */
-export function createApiFastPath(router: AppRouter, createContext: ApiRoutesOptions['createContext'], log: FastifyBaseLogger): ApiServing | undefined {
+export function createApiFastPath(
+  router: AppRouter,
+  createContext: ApiRoutesOptions['createContext'],
+  log: FastifyBaseLogger,
+): ApiServing | undefined {
   const { handlers, mismatches } = createFastHandlers({
     router,
     createContext,
     rest: { onError: rethrowRestError, responseMeta, mapOutput: writableJson },
-    trpc: { errorHeaders: authChallengeHeaders, dataHeaders: entityTagHeaders, onError: logUnexpectedTrpcError, queryInput: (text) => markTrpcInput(text, 'query') },
+    trpc: {
+      errorHeaders: authChallengeHeaders,
+      dataHeaders: entityTagHeaders,
+      onError: logUnexpectedTrpcError,
+      queryInput: (text) => markTrpcInput(text, 'query'),
+    },
   });
   if (mismatches) {
-    log.warn({ versions: mismatches }, `fast path off: ${describeMismatches(mismatches)}; the stock tRPC and trpc-to-openapi adapters serve the API, as with FAST_PATH=off`);
+    log.warn(
+      { versions: mismatches },
+      `fast path off: ${describeMismatches(mismatches)}; the stock tRPC and trpc-to-openapi adapters serve the API, as with FAST_PATH=off`,
+    );
   }
   return handlers;
 }

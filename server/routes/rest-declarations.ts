@@ -26,7 +26,10 @@ export function declaredOperations(router: AppRouter): DeclaredOperation[] {
 export function conditionalRequestHeaders(router: AppRouter): { allowed: string[]; exposed: string[] } {
   const declared = declaredOperations(router).map(({ meta }) => meta.conditional);
   return {
-    allowed: [...(declared.some((conditional) => conditional?.ifMatch) ? ['if-match'] : []), ...(declared.some((conditional) => conditional?.ifNoneMatch) ? ['if-none-match'] : [])],
+    allowed: [
+      ...(declared.some((conditional) => conditional?.ifMatch) ? ['if-match'] : []),
+      ...(declared.some((conditional) => conditional?.ifNoneMatch) ? ['if-none-match'] : []),
+    ],
     exposed: declared.some((conditional) => conditional?.entityTag) ? ['etag'] : [],
   };
 }

@@ -24,7 +24,10 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     ...entry,
     checksBody: entry.pathParameters.length > 0 || entry.meta.conditional?.ifMatch === true,
   }));
-  const declared: DeclaredBodies = { all, byRoute: new Map(all.map((entry) => [`${entry.operation.method} ${entry.operation.fastifyPath}`, entry])) };
+  const declared: DeclaredBodies = {
+    all,
+    byRoute: new Map(all.map((entry) => [`${entry.operation.method} ${entry.operation.fastifyPath}`, entry])),
+  };
   // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
   const otherMediaTypes = [...new Set(all.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
   for (const operation of operations) routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
@@ -83,7 +86,9 @@ function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOp
   if (contentType !== undefined && !contentType.startsWith('application/json')) request.headers['content-type'] = contentType.toLowerCase();
   const { body } = request;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
-  return body !== undefined || isOperationRequest(request, operations) ? httpError(400, 'the request body must be a JSON object') : undefined;
+  return body !== undefined || isOperationRequest(request, operations)
+    ? httpError(400, 'the request body must be a JSON object')
+    : undefined;
 }
 
 /**
@@ -95,19 +100,29 @@ function declaredBodyError(request: FastifyRequest, declared: DeclaredBodies, ot
   const { method } = request;
   if (!BODY_METHODS.has(method)) return undefined;
   const contentType = request.headers['content-type'];
-  const mediaType = contentType === undefined || contentType.startsWith('application/json') ? undefined : contentType.split(';', 1)[0]?.trim().toLowerCase();
+  const mediaType =
+    contentType === undefined || contentType.startsWith('application/json')
+      ? undefined
+      : contentType.split(';', 1)[0]?.trim().toLowerCase();
   const other = mediaType !== undefined && otherMediaTypes.includes(mediaType);
   // An operation's own route names it; the catch-all (FAST_PATH=off, or a path that is not plain) matches the URL.
   const routed = declared.byRoute.get(`${method} ${request.routeOptions.url ?? ''}`);
-  const found = routed ?? declared.all.find(({ operation, checksBody }) => operation.method === method && (other || checksBody) && operation.matchesUrl(request.url));
+  const found =
+    routed ??
+    declared.all.find(
+      ({ operation, checksBody }) => operation.method === method && (other || checksBody) && operation.matchesUrl(request.url),
+    );
   if (found === undefined || !(other || found.checksBody)) return undefined;
   if (other) {
-    if (!found.mediaTypes.includes(mediaType)) return httpError(415, `the body must be JSON: send it with Content-Type: ${found.mediaTypes.join(' or ')}`);
+    if (!found.mediaTypes.includes(mediaType))
+      return httpError(415, `the body must be JSON: send it with Content-Type: ${found.mediaTypes.join(' or ')}`);
     request.headers['content-type'] = 'application/json';
   }
   const body = request.body as Record<string, unknown>;
   const fromPath = found.pathParameters.find((name) => Object.hasOwn(body, name));
-  if (fromPath !== undefined) return httpError(400, `the body must not hold ${JSON.stringify(fromPath)}: the path gives it, and it never changes`);
-  if (found.meta.conditional?.ifMatch && Object.hasOwn(body, 'ifMatch')) return httpError(400, 'unknown field "ifMatch": send the condition as the If-Match header');
+  if (fromPath !== undefined)
+    return httpError(400, `the body must not hold ${JSON.stringify(fromPath)}: the path gives it, and it never changes`);
+  if (found.meta.conditional?.ifMatch && Object.hasOwn(body, 'ifMatch'))
+    return httpError(400, 'unknown field "ifMatch": send the condition as the If-Match header');
   return undefined;
 }

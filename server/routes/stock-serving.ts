@@ -15,7 +15,12 @@ export function stockServing(router: AppRouter, createContext: (request: Fastify
   };
 }
 
-async function registerStockRestRoutes(rest: FastifyInstance, router: AppRouter, createContext: (request: FastifyRequest) => Context, hooks: RestRouteHooks) {
+async function registerStockRestRoutes(
+  rest: FastifyInstance,
+  router: AppRouter,
+  createContext: (request: FastifyRequest) => Context,
+  hooks: RestRouteHooks,
+) {
   // The plugin stringifies the body (to build a fetch Request for its abort signal) and hands
   // the parsed body to the caller, which revives it: bigints go to it as markers.
   rest.addHook('preHandler', (request, _reply, done) => {

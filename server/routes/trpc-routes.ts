@@ -24,7 +24,9 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     router,
     createContext: ({ req }) => createContext(req),
     // A single call's answer carries the ETag of the plant it answers, as REST's does; a batch's, none.
-    responseMeta: ({ ctx, errors, info }) => ({ headers: errors[0] ? authChallengeHeaders(errors[0]) : info?.calls.length === 1 && ctx ? (entityTagHeaders(ctx) ?? {}) : {} }),
+    responseMeta: ({ ctx, errors, info }) => ({
+      headers: errors[0] ? authChallengeHeaders(errors[0]) : info?.calls.length === 1 && ctx ? (entityTagHeaders(ctx) ?? {}) : {},
+    }),
     onError: logUnexpectedTrpcError,
   } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'];
 

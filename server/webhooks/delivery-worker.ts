@@ -198,7 +198,12 @@ export class DeliveryWorker {
   private async claim(): Promise<Claim | undefined> {
     const claimedAt = Date.now();
     const token = randomBytes(12).toString('base64url');
-    const options: FindOneAndUpdateOptions & Abortable = { sort: { 'webhook.dueAt': 1 }, returnDocument: 'after', projection: { name: 1, tag: 1, webhook: 1 }, signal: this.guard?.signal() };
+    const options: FindOneAndUpdateOptions & Abortable = {
+      sort: { 'webhook.dueAt': 1 },
+      returnDocument: 'after',
+      projection: { name: 1, tag: 1, webhook: 1 },
+      signal: this.guard?.signal(),
+    };
     const document = await this.plants.findOneAndUpdate(
       { 'webhook.dueAt': { $lte: new Date(claimedAt) } },
       {
@@ -258,7 +263,8 @@ export class DeliveryWorker {
   /** One attempt at a delivery, through the observers that watch attempts, if any. */
   private attempt(delivery: WebhookDelivery, body: string, traceparent: string | undefined): Promise<AttemptOutcome> {
     const { secret, timeoutMs, observers } = this.options;
-    const send = (headers?: Record<string, string>) => sendWebhook({ url: delivery.url, id: delivery.id, body, secret, timeoutMs, shutdown: this.shutdown.signal, headers });
+    const send = (headers?: Record<string, string>) =>
+      sendWebhook({ url: delivery.url, id: delivery.id, body, secret, timeoutMs, shutdown: this.shutdown.signal, headers });
     if (observers?.aroundAttempt === undefined) return send();
     return observers.aroundAttempt({ url: delivery.url, webhookId: delivery.id, attempt: delivery.attempts + 1, traceparent }, send);
   }
@@ -268,7 +274,12 @@ export class DeliveryWorker {
     const changes: FieldChanges = { $set: {}, $unset: {} };
     if (outcome.kind === 'abandoned') return changes;
     const now = new Date();
-    const context = { webhookId: delivery.id, url: loggedUrl(delivery.url), plantId: idDigits(document._id), attempts: delivery.attempts + 1 };
+    const context = {
+      webhookId: delivery.id,
+      url: loggedUrl(delivery.url),
+      plantId: idDigits(document._id),
+      attempts: delivery.attempts + 1,
+    };
     delivery.attempts += 1;
     delivery.lastAttemptAt = now;
     delete delivery.nextAttemptAt;
@@ -331,12 +342,19 @@ export class DeliveryWorker {
       try {
         const { matchedCount } = await this.updateHeld(lease, update);
         // After a try that was not acknowledged, no match may also mean that try was applied and released the lease.
-        if (matchedCount === 0 && tries === 1) this.log.warn({ plantId }, 'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt');
+        if (matchedCount === 0 && tries === 1)
+          this.log.warn(
+            { plantId },
+            'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt',
+          );
         return;
       } catch (error) {
         this.toldUnavailable(error);
         if (this.shutdown.signal.aborted || Date.now() + RECORD_RETRY_MS >= lease.endsAt) {
-          this.log.warn({ err: error, plantId, tries }, 'webhooks: could not record an outcome; the attempt will be repeated when the lease runs out');
+          this.log.warn(
+            { err: error, plantId, tries },
+            'webhooks: could not record an outcome; the attempt will be repeated when the lease runs out',
+          );
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));

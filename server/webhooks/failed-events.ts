@@ -50,7 +50,11 @@ export async function replayFailed(plants: Collection<EventDocument>, webhookId?
     const set: Record<string, unknown> = { 'webhook.dueAt': now };
     for (const index of indexes) {
       filter[`webhook.deliveries.${index}.state`] = 'failed';
-      Object.assign(set, { [`webhook.deliveries.${index}.state`]: 'pending', [`webhook.deliveries.${index}.attempts`]: 0, [`webhook.deliveries.${index}.nextAttemptAt`]: now });
+      Object.assign(set, {
+        [`webhook.deliveries.${index}.state`]: 'pending',
+        [`webhook.deliveries.${index}.attempts`]: 0,
+        [`webhook.deliveries.${index}.nextAttemptAt`]: now,
+      });
     }
     const unset = Object.fromEntries(indexes.map((index) => [`webhook.deliveries.${index}.failedAt`, '']));
     const { modifiedCount } = await plants.updateOne(filter, { $set: set, $unset: unset } as UpdateFilter<EventDocument>);

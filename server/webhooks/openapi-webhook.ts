@@ -27,14 +27,16 @@ export function addNewPlantWebhook(document: OpenAPIObject): void {
             name: 'webhook-id',
             in: 'header',
             required: true,
-            description: 'This event for this URL: the same on every retry, different for every other event or URL. Use it to drop duplicates.',
+            description:
+              'This event for this URL: the same on every retry, different for every other event or URL. Use it to drop duplicates.',
             schema: { type: 'string', examples: ['msg_p5jXN8AQM9LWM0D4loKWxJ'] },
           },
           {
             name: 'webhook-timestamp',
             in: 'header',
             required: true,
-            description: 'When this attempt was sent, in Unix seconds. Refuse messages too far from your clock (standardwebhooks allows 5 minutes).',
+            description:
+              'When this attempt was sent, in Unix seconds. Refuse messages too far from your clock (standardwebhooks allows 5 minutes).',
             schema: { type: 'string', pattern: '^[0-9]+$', examples: ['1767225600'] },
           },
           {

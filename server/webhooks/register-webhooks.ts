@@ -39,7 +39,14 @@ export function registerWebhooks(
     writeConcern,
     config,
     observers = {},
-  }: { db: Db; guard: OperationGuard; collection: string; writeConcern: WriteConcernSettings; config: { webhooks: WebhookConfig; mongodb: { timeoutMs: number } }; observers?: WebhookObservers },
+  }: {
+    db: Db;
+    guard: OperationGuard;
+    collection: string;
+    writeConcern: WriteConcernSettings;
+    config: { webhooks: WebhookConfig; mongodb: { timeoutMs: number } };
+    observers?: WebhookObservers;
+  },
 ): EventRecorder | undefined {
   const { secret, urls, retryBaseMs, maxAttempts, timeoutMs } = config.webhooks;
   if (secret === undefined) return undefined;
@@ -72,5 +79,13 @@ export function registerWebhooks(
       throw error;
     }),
   );
-  return urls.length > 0 ? { urls, recorded: () => { worker.nudge(); }, traceparent: observers.traceparent } : undefined;
+  return urls.length > 0
+    ? {
+        urls,
+        recorded: () => {
+          worker.nudge();
+        },
+        traceparent: observers.traceparent,
+      }
+    : undefined;
 }

@@ -53,7 +53,12 @@ export async function sendWebhook({ url, id, body, secret, timeoutMs, shutdown, 
     if (response.status >= 200 && response.status < 300) return { kind: 'delivered', status: response.status };
     if (response.status === 410) return { kind: 'gone', status: 410, error: 'HTTP 410 Gone' };
     const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
-    return { kind: 'failed', status: response.status, error: `HTTP ${response.status}${redirect}`, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()) };
+    return {
+      kind: 'failed',
+      status: response.status,
+      error: `HTTP ${response.status}${redirect}`,
+      retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()),
+    };
   } catch (error) {
     if (shutdown.aborted) return { kind: 'abandoned' };
     return { kind: 'failed', error: describeFailure(error, url, timeoutMs, Date.now() - started), retryAfterMs: 0 };

@@ -88,7 +88,10 @@ export function checkWebhookUrls(urls: string[], context: z.RefinementCtx<string
   urls.forEach((url, index) => {
     if (!isHttpUrl(url)) context.addIssue({ code: 'custom', message: `URL ${index + 1} is not an http:// or https:// URL` });
     else if (hasCredentials(url)) {
-      context.addIssue({ code: 'custom', message: `URL ${index + 1} carries credentials (user:password@), which are not sent: receivers authenticate the service by the webhook-signature header` });
+      context.addIssue({
+        code: 'custom',
+        message: `URL ${index + 1} carries credentials (user:password@), which are not sent: receivers authenticate the service by the webhook-signature header`,
+      });
     }
   });
   if (new Set(urls).size !== urls.length) context.addIssue({ code: 'custom', message: 'a URL is listed twice' });

@@ -9,7 +9,13 @@ import { createAppCaller } from '../../server/app.js';
 import { createAuthenticator } from '../../server/auth/authenticator.js';
 import { MongoPlantStore } from '../../server/plants/mongo-plant-store.js';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
-import { makeSigningKey, startIdentityProvider, type IdentityProvider, type SigningKey, type TokenClaims } from '../helpers/identity-provider.js';
+import {
+  makeSigningKey,
+  startIdentityProvider,
+  type IdentityProvider,
+  type SigningKey,
+  type TokenClaims,
+} from '../helpers/identity-provider.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { PLANT_OPERATIONS, type OperationName } from '../helpers/plant-calls.js';
 
@@ -18,7 +24,10 @@ let provider: IdentityProvider;
 let testApp: TestApp;
 beforeAll(async () => {
   provider = await startIdentityProvider();
-  testApp = await startTestApp({ env: provider.env({ LOG_LEVEL: 'info', AUTH_CLOCK_SKEW_S: '0', API_TOKENS: 'ops-dashboard static-token-Pp4, static-token-Nn7' }), overrides: { logStream: logs.stream } });
+  testApp = await startTestApp({
+    env: provider.env({ LOG_LEVEL: 'info', AUTH_CLOCK_SKEW_S: '0', API_TOKENS: 'ops-dashboard static-token-Pp4, static-token-Nn7' }),
+    overrides: { logStream: logs.stream },
+  });
 });
 afterAll(async () => {
   await testApp.close();
@@ -30,7 +39,8 @@ let nextId = 1;
 /** The operation in process, on a plant of its own (stored first with a static token when it needs one). */
 async function callInProcess(operation: OperationName, authorization: string): Promise<unknown> {
   const id = nextId++;
-  if (operation === 'getPlant' || operation === 'deletePlant') await createAppCaller(testApp.app, 'Bearer static-token-Pp4').createPlant({ id, name: 'Fern' });
+  if (operation === 'getPlant' || operation === 'deletePlant')
+    await createAppCaller(testApp.app, 'Bearer static-token-Pp4').createPlant({ id, name: 'Fern' });
   const caller = createAppCaller(testApp.app, authorization);
   switch (operation) {
     case 'createPlant':
@@ -56,12 +66,18 @@ describe('createCaller: every scope against every operation', () => {
     }
     const error: unknown = await call.catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(TRPCError);
-    expect(error).toMatchObject({ code: 'FORBIDDEN', message: `insufficient scope: this operation needs the scope ${operation.scope}, which the token does not grant` });
+    expect(error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: `insufficient scope: this operation needs the scope ${operation.scope}, which the token does not grant`,
+    });
   });
 
   it('UNAUTHORIZED for a refused token, saying why', async () => {
     const expired = await provider.mint({ expiresIn: -5 });
-    await expect(callInProcess('listPlants', `Bearer ${expired}`)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'invalid bearer token: it has expired' });
+    await expect(callInProcess('listPlants', `Bearer ${expired}`)).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'invalid bearer token: it has expired',
+    });
   });
 });
 
@@ -70,16 +86,24 @@ describe('the context carries the principal and its scopes', () => {
 
   it('set once a protected procedure has admitted the call, from the token', async () => {
     const authenticator = await createAuthenticator(testConfig(provider.env()), testApp.app.log);
-    const context = createContextFactory({ store: store(), verifyToken: authenticator.verify })(`Bearer ${await provider.mint({ sub: 'report-builder', scope: 'plants:read' })}`);
+    const context = createContextFactory({ store: store(), verifyToken: authenticator.verify })(
+      `Bearer ${await provider.mint({ sub: 'report-builder', scope: 'plants:read' })}`,
+    );
     expect(context.auth).toBeInstanceOf(Promise);
     await createCaller(context).listPlants({ limit: 1 });
     expect(context.principal).toEqual({ name: 'report-builder', scopes: new Set(['plants:read']) });
   });
 
   it('is a value, not a promise, for a static token and for a JWT verified before', async () => {
-    const authenticator = await createAuthenticator(testConfig(provider.env({ API_TOKENS: 'ops-dashboard static-token-Pp4' })), testApp.app.log);
+    const authenticator = await createAuthenticator(
+      testConfig(provider.env({ API_TOKENS: 'ops-dashboard static-token-Pp4' })),
+      testApp.app.log,
+    );
     const createContext = createContextFactory({ store: store(), verifyToken: authenticator.verify });
-    expect(createContext('Bearer static-token-Pp4').auth).toEqual({ status: 'valid', principal: { name: 'ops-dashboard', scopes: new Set(['plants:read', 'plants:write']) } });
+    expect(createContext('Bearer static-token-Pp4').auth).toEqual({
+      status: 'valid',
+      principal: { name: 'ops-dashboard', scopes: new Set(['plants:read', 'plants:write']) },
+    });
     const token = await provider.mint({ sub: 'twice' });
     await createContext(`Bearer ${token}`).auth;
     expect(createContext(`Bearer ${token}`).auth).toMatchObject({ status: 'valid', principal: { name: 'twice' } });
@@ -99,7 +123,10 @@ describe('tokens already verified', () => {
     await expect(callInProcess('listPlants', `Bearer ${token}`)).resolves.toBeDefined();
     const expiresAt = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { exp: number }).exp * 1000;
     await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 50));
-    await expect(callInProcess('listPlants', `Bearer ${token}`)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'invalid bearer token: it has expired' });
+    await expect(callInProcess('listPlants', `Bearer ${token}`)).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'invalid bearer token: it has expired',
+    });
   });
 });
 
@@ -108,13 +135,20 @@ describe('AUTH_REQUIRE_AT_JWT=true', () => {
     const strict = await startTestApp({ env: provider.env({ AUTH_REQUIRE_AT_JWT: 'true' }) });
     try {
       const answer = async (typ: string | undefined) => {
-        const response = await strict.app.inject({ method: 'GET', url: '/plants', headers: { authorization: `Bearer ${await provider.mint({}, { header: { typ } })}` } });
+        const response = await strict.app.inject({
+          method: 'GET',
+          url: '/plants',
+          headers: { authorization: `Bearer ${await provider.mint({}, { header: { typ } })}` },
+        });
         return { status: response.statusCode, challenge: response.headers['www-authenticate'] };
       };
       expect(await answer('at+jwt')).toEqual({ status: 200, challenge: undefined });
       expect(await answer('application/at+jwt')).toEqual({ status: 200, challenge: undefined });
       for (const typ of ['JWT', undefined]) {
-        expect(await answer(typ)).toEqual({ status: 401, challenge: 'Bearer error="invalid_token", error_description="its typ header is not at+jwt: it is not an access token"' });
+        expect(await answer(typ)).toEqual({
+          status: 401,
+          challenge: 'Bearer error="invalid_token", error_description="its typ header is not at+jwt: it is not an access token"',
+        });
       }
     } finally {
       await strict.close();
@@ -136,8 +170,14 @@ describe('a token with no kid', () => {
       };
       expect(await answer(current)).toEqual({ status: 200, challenge: undefined });
       expect(await answer(next)).toEqual({ status: 200, challenge: undefined });
-      expect(await answer(stranger)).toEqual({ status: 401, challenge: 'Bearer error="invalid_token", error_description="its signature does not verify"' });
-      expect(await answer(next, { expiresIn: -60 })).toEqual({ status: 401, challenge: 'Bearer error="invalid_token", error_description="it has expired"' });
+      expect(await answer(stranger)).toEqual({
+        status: 401,
+        challenge: 'Bearer error="invalid_token", error_description="its signature does not verify"',
+      });
+      expect(await answer(next, { expiresIn: -60 })).toEqual({
+        status: 401,
+        challenge: 'Bearer error="invalid_token", error_description="it has expired"',
+      });
     } finally {
       await app.close();
       await rotating.close();
@@ -176,14 +216,22 @@ describe('the request log line names the caller', () => {
     ['a named static token, by its name', () => Promise.resolve('static-token-Pp4'), 'ops-dashboard'],
     ['an unnamed static token, by its place in API_TOKENS', () => Promise.resolve('static-token-Nn7'), 'API_TOKENS#2'],
   ])('%s', async (_case, makeToken, principal) => {
-    const response = await testApp.app.inject({ method: 'GET', url: '/plants?limit=1', headers: { authorization: `Bearer ${await makeToken()}` } });
+    const response = await testApp.app.inject({
+      method: 'GET',
+      url: '/plants?limit=1',
+      headers: { authorization: `Bearer ${await makeToken()}` },
+    });
     expect(response.statusCode).toBe(200);
     const line = logs.lines().find((logged) => logged.reqId === response.headers['x-request-id']);
     expect(line).toMatchObject({ msg: 'request completed', status: 200, principal });
   });
 
   it('names no one for a refused token', async () => {
-    const response = await testApp.app.inject({ method: 'GET', url: '/plants', headers: { authorization: `Bearer ${await provider.mint({ aud: 'elsewhere' })}` } });
+    const response = await testApp.app.inject({
+      method: 'GET',
+      url: '/plants',
+      headers: { authorization: `Bearer ${await provider.mint({ aud: 'elsewhere' })}` },
+    });
     expect(response.statusCode).toBe(401);
     const line = logs.lines().find((logged) => logged.reqId === response.headers['x-request-id']);
     expect(line).toMatchObject({ msg: 'request completed', status: 401 });

@@ -6,7 +6,14 @@
 import { createHash, createHmac, createPublicKey, KeyObject, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { forgedToken, goodClaims, makeSigningKey, startIdentityProvider, type IdentityProvider, type SigningKey } from '../helpers/identity-provider.js';
+import {
+  forgedToken,
+  goodClaims,
+  makeSigningKey,
+  startIdentityProvider,
+  type IdentityProvider,
+  type SigningKey,
+} from '../helpers/identity-provider.js';
 import { callOperation, PLANT_OPERATIONS, refusalOf, type Transport } from '../helpers/plant-calls.js';
 import { spawnService, startService, type ServiceProcess } from '@plant-store/service-launcher';
 import { openRawSocket, parseResponse } from '../helpers/raw-socket.js';
@@ -59,7 +66,9 @@ describe('JWT access tokens, the service running as a process', () => {
   }
 
   const GRANTS = ['plants:read', 'plants:write', 'plants:read plants:write', 'openid profile'];
-  const cases = PLANT_OPERATIONS.flatMap((operation) => GRANTS.flatMap((scope) => (['REST', '/trpc'] as Transport[]).map((transport) => ({ operation, scope, transport }))));
+  const cases = PLANT_OPERATIONS.flatMap((operation) =>
+    GRANTS.flatMap((scope) => (['REST', '/trpc'] as Transport[]).map((transport) => ({ operation, scope, transport }))),
+  );
 
   it.each(cases)('$operation.name over $transport with scope "$scope"', async ({ operation, scope, transport }) => {
     const id = freshId();
@@ -129,12 +138,32 @@ describe('JWT access tokens, the service running as a process', () => {
       ['a token from another issuer', () => provider.mint({ iss: 'https://impostor.test/' }), 'it comes from another issuer (iss)'],
       ['a token without exp', () => provider.mint({ expiresIn: null }), 'it has no exp claim'],
       ['a token without sub', () => provider.mint({ sub: undefined }), 'it has no sub claim'],
-      ['a token whose scope is not a string', () => provider.mint({ scope: 42 }), 'its scope claim is not a space-separated string, or its scp claim not one or an array of strings'],
-      ['a token signed with a key the provider does not publish', async () => provider.mint({}, { key: await makeSigningKey('key-unpublished') }), 'it is signed with a key the identity provider does not publish (kid)'],
-      ['a token whose signature does not verify', async () => provider.mint({}, { key: await makeSigningKey('key-1') }), 'its signature does not verify'],
-      ['a token whose payload was changed after signing', async () => tamperedToken(await provider.mint({ scope: 'plants:read' })), 'its signature does not verify'],
+      [
+        'a token whose scope is not a string',
+        () => provider.mint({ scope: 42 }),
+        'its scope claim is not a space-separated string, or its scp claim not one or an array of strings',
+      ],
+      [
+        'a token signed with a key the provider does not publish',
+        async () => provider.mint({}, { key: await makeSigningKey('key-unpublished') }),
+        'it is signed with a key the identity provider does not publish (kid)',
+      ],
+      [
+        'a token whose signature does not verify',
+        async () => provider.mint({}, { key: await makeSigningKey('key-1') }),
+        'its signature does not verify',
+      ],
+      [
+        'a token whose payload was changed after signing',
+        async () => tamperedToken(await provider.mint({ scope: 'plants:read' })),
+        'its signature does not verify',
+      ],
       ['three parts of base64url that are not a JWT', () => Promise.resolve('bm90.YQ.c2ln'), 'it is not a well-formed JWT'],
-      ['a token that is none of the static tokens and no JWT', () => Promise.resolve('not-a-token-we-issued'), 'it is not a token this service accepts'],
+      [
+        'a token that is none of the static tokens and no JWT',
+        () => Promise.resolve('not-a-token-we-issued'),
+        'it is not a token this service accepts',
+      ],
     ];
 
     it.each(refusals)('%s', async (_case, makeToken, reason) => {
@@ -142,7 +171,11 @@ describe('JWT access tokens, the service running as a process', () => {
       for (const transport of ['REST', '/trpc'] as const) {
         const response = await callOperation(service.url, transport, 'listPlants', 0, token);
         expect(response.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", error_description="${reason}"`);
-        expect(await refusalOf(response)).toEqual({ status: 401, message: `invalid bearer token: ${reason}`, code: transport === 'REST' ? undefined : 'UNAUTHORIZED' });
+        expect(await refusalOf(response)).toEqual({
+          status: 401,
+          message: `invalid bearer token: ${reason}`,
+          code: transport === 'REST' ? undefined : 'UNAUTHORIZED',
+        });
       }
     });
 
@@ -177,20 +210,31 @@ describe('JWT access tokens, the service running as a process', () => {
 
     it('alg: none, with or without a signature', async () => {
       for (const alg of ['none', 'None', 'NONE']) {
-        await expectRefused(forgedToken({ alg, kid: 'key-1', typ: 'at+jwt' }, goodClaims()), 'its algorithm is not allowed: only RS256, PS256, ES256, EdDSA are');
+        await expectRefused(
+          forgedToken({ alg, kid: 'key-1', typ: 'at+jwt' }, goodClaims()),
+          'its algorithm is not allowed: only RS256, PS256, ES256, EdDSA are',
+        );
       }
-      await expectRefused(forgedToken({ alg: 'none' }, goodClaims(), 'c2lnbmF0dXJl'), 'its algorithm is not allowed: only RS256, PS256, ES256, EdDSA are');
+      await expectRefused(
+        forgedToken({ alg: 'none' }, goodClaims(), 'c2lnbmF0dXJl'),
+        'its algorithm is not allowed: only RS256, PS256, ES256, EdDSA are',
+      );
     });
 
     it("HS256 signed with the provider's public key as the secret (as JWK text, PEM, or modulus)", async () => {
       const published = provider.published[0];
       if (!published) throw new Error('no published key');
-      const pem = createPublicKey({ key: published.jwk as import('node:crypto').JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
+      const pem = createPublicKey({ key: published.jwk as import('node:crypto').JsonWebKey, format: 'jwk' }).export({
+        type: 'spki',
+        format: 'pem',
+      });
       const secrets = [JSON.stringify(published.jwk), pem, Buffer.from(String(published.jwk.n), 'base64url')];
       for (const secret of secrets) {
         for (const alg of ['HS256', 'HS384', 'HS512']) {
           const unsigned = forgedToken({ alg, kid: 'key-1', typ: 'at+jwt' }, goodClaims()).slice(0, -1);
-          const hmac = createHmac(`sha${alg.slice(2)}`, secret).update(unsigned).digest('base64url');
+          const hmac = createHmac(`sha${alg.slice(2)}`, secret)
+            .update(unsigned)
+            .digest('base64url');
           await expectRefused(`${unsigned}.${hmac}`, 'its algorithm is not allowed: only RS256, PS256, ES256, EdDSA are');
         }
       }
@@ -201,7 +245,8 @@ describe('JWT access tokens, the service running as a process', () => {
       if (!evil) throw new Error('no attacker key');
       for (const kid of ['key-1', 'attacker-key']) {
         const header = { alg: 'RS256', kid, typ: 'at+jwt', jku: attacker.jwksUrl, x5u: `${attacker.jwksUrl}?x5u`, jwk: evil.jwk };
-        const reason = kid === 'key-1' ? 'its signature does not verify' : 'it is signed with a key the identity provider does not publish (kid)';
+        const reason =
+          kid === 'key-1' ? 'its signature does not verify' : 'it is signed with a key the identity provider does not publish (kid)';
         await expectRefused(signedByHand(header, goodClaims(), evil), reason);
       }
       expect(attacker.fetches).toBe(0);
@@ -211,8 +256,20 @@ describe('JWT access tokens, the service running as a process', () => {
       const key = provider.published[0];
       if (!key) throw new Error('no published key');
       const fetchesBefore = attacker.fetches;
-      for (const kid of ['../../../../dev/null', "key-1' OR '1'='1", 'key-1\u0000', { $ne: null }, ['key-1'], 1, attacker.jwksUrl, 'k'.repeat(4_000)]) {
-        await expectRefused(signedByHand({ alg: 'RS256', kid, typ: 'at+jwt' }, goodClaims(), key), 'it is signed with a key the identity provider does not publish (kid)');
+      for (const kid of [
+        '../../../../dev/null',
+        "key-1' OR '1'='1",
+        'key-1\u0000',
+        { $ne: null },
+        ['key-1'],
+        1,
+        attacker.jwksUrl,
+        'k'.repeat(4_000),
+      ]) {
+        await expectRefused(
+          signedByHand({ alg: 'RS256', kid, typ: 'at+jwt' }, goodClaims(), key),
+          'it is signed with a key the identity provider does not publish (kid)',
+        );
       }
       expect(attacker.fetches).toBe(fetchesBefore);
     });
@@ -220,8 +277,17 @@ describe('JWT access tokens, the service running as a process', () => {
     it('a critical header the service does not know (crit), however well signed', async () => {
       const key = provider.published[0];
       if (!key) throw new Error('no published key');
-      const header = { alg: 'RS256', kid: key.kid, typ: 'at+jwt', crit: ['urn:plants:must-understand'], 'urn:plants:must-understand': true };
-      await expectRefused(signedByHand(header, goodClaims(), key), 'it needs a JOSE feature the service does not support, such as a critical header (crit)');
+      const header = {
+        alg: 'RS256',
+        kid: key.kid,
+        typ: 'at+jwt',
+        crit: ['urn:plants:must-understand'],
+        'urn:plants:must-understand': true,
+      };
+      await expectRefused(
+        signedByHand(header, goodClaims(), key),
+        'it needs a JOSE feature the service does not support, such as a critical header (crit)',
+      );
     });
 
     it('a token just under the header limit: 401, and one of 100 KB: 431 from the HTTP layer; the service lives on', async () => {
@@ -252,7 +318,10 @@ describe('JWT access tokens, the service running as a process', () => {
 
       // The fetch that brought key-2 no longer has key-1: a token verified with it before is not taken on trust.
       const refused = await callOperation(service.url, 'REST', 'listPlants', 0, before);
-      expect(await refusalOf(refused)).toMatchObject({ status: 401, message: 'invalid bearer token: it is signed with a key the identity provider does not publish (kid)' });
+      expect(await refusalOf(refused)).toMatchObject({
+        status: 401,
+        message: 'invalid bearer token: it is signed with a key the identity provider does not publish (kid)',
+      });
       provider.published = [first, second];
     });
 
@@ -261,8 +330,12 @@ describe('JWT access tokens, the service running as a process', () => {
       const fetchesBefore = provider.fetches;
       const started = performance.now();
       const stranger = await makeSigningKey('stranger', 'ES256');
-      const tokens = await Promise.all(Array.from({ length: 40 }, (_, index) => provider.mint({}, { key: stranger, header: { kid: `made-up-${index}` } })));
-      const statuses = await Promise.all(tokens.slice(0, 30).map(async (token) => (await callOperation(service.url, 'REST', 'listPlants', 0, token)).status));
+      const tokens = await Promise.all(
+        Array.from({ length: 40 }, (_, index) => provider.mint({}, { key: stranger, header: { kid: `made-up-${index}` } })),
+      );
+      const statuses = await Promise.all(
+        tokens.slice(0, 30).map(async (token) => (await callOperation(service.url, 'REST', 'listPlants', 0, token)).status),
+      );
       // One after another: concurrent requests could share one fetch even without a cooldown.
       for (const token of tokens.slice(30)) statuses.push((await callOperation(service.url, 'REST', 'listPlants', 0, token)).status);
       expect(new Set(statuses)).toEqual(new Set([401]));
@@ -330,7 +403,8 @@ describe('failed authentications with JWTs count towards AUTH_FAILURE_LIMIT', ()
     const service = await startService(serviceEnv(provider, { AUTH_FAILURE_LIMIT: '3' }));
     try {
       const expired = await provider.mint({ expiresIn: -60 });
-      for (let attempt = 0; attempt < 3; attempt++) expect((await callOperation(service.url, 'REST', 'listPlants', 0, expired)).status).toBe(401);
+      for (let attempt = 0; attempt < 3; attempt++)
+        expect((await callOperation(service.url, 'REST', 'listPlants', 0, expired)).status).toBe(401);
       expect((await callOperation(service.url, 'REST', 'listPlants', 0, await provider.mint())).status).toBe(429);
     } finally {
       await service.stop();
@@ -387,7 +461,10 @@ describe('a key set larger than the limit (256 KiB)', () => {
       const stranger = await provider.mint({ scope: 'plants:read' }, { key: provider.published[1] });
       const response = await callOperation(service.url, round % 2 === 0 ? 'REST' : '/trpc', 'listPlants', 0, stranger);
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(await refusalOf(response)).toMatchObject({ status: 503, message: "the identity provider's signing keys cannot be fetched, so the token cannot be checked: try again shortly" });
+      expect(await refusalOf(response)).toMatchObject({
+        status: 503,
+        message: "the identity provider's signing keys cannot be fetched, so the token cannot be checked: try again shortly",
+      });
     }
     expect(provider.fetches - fetchesBefore).toBeGreaterThanOrEqual(2);
     // Reading 20 MB whole would have cost the process a hundred MiB or more at each fetch.
@@ -413,9 +490,15 @@ describe('bad AUTH_* configuration stops start-up, naming the variable', () => {
   it.each([
     [{ AUTH_JWKS_URL: 'ftp://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }, 'AUTH_JWKS_URL: must be the http(s) URL'],
     [{ AUTH_JWKS_URL: 'https://id.example/jwks' }, 'AUTH_ISSUER and AUTH_AUDIENCE must be set when AUTH_JWKS_URL is set'],
-    [{ AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a', AUTH_CLOCK_SKEW_S: '-1' }, 'AUTH_CLOCK_SKEW_S: must be a whole number of seconds from 0 to 300'],
+    [
+      { AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a', AUTH_CLOCK_SKEW_S: '-1' },
+      'AUTH_CLOCK_SKEW_S: must be a whole number of seconds from 0 to 300',
+    ],
     [{ API_TOKEN_HASHES: 'ci not-a-sha256-secret' }, 'API_TOKEN_HASHES: item 1 is not'],
-    [{ NODE_ENV: 'production', AUTH_JWKS_URL: 'http://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }, 'AUTH_JWKS_URL must be an https URL when NODE_ENV=production'],
+    [
+      { NODE_ENV: 'production', AUTH_JWKS_URL: 'http://id.example/jwks', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' },
+      'AUTH_JWKS_URL must be an https URL when NODE_ENV=production',
+    ],
   ])('%o', async (env, message) => {
     const spawned = spawnService({ MONGODB_URI: testMongoUri(), ...env });
     expect(await spawned.exited()).toBe(1);
@@ -427,6 +510,8 @@ describe('bad AUTH_* configuration stops start-up, naming the variable', () => {
 /** The token with its payload swapped for one granting more, the signature kept. */
 function tamperedToken(token: string): string {
   const [header, , signature] = token.split('.');
-  const payload = Buffer.from(JSON.stringify({ ...goodClaims(), sub: 'client-1', scope: 'plants:read plants:write' })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ ...goodClaims(), sub: 'client-1', scope: 'plants:read plants:write' })).toString(
+    'base64url',
+  );
   return `${header}.${payload}.${signature}`;
 }

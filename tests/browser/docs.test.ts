@@ -154,7 +154,10 @@ async function authorize(page: Page, token: string): Promise<void> {
 async function openOperation(page: Page, method: string, path: string, exact?: string): Promise<Locator> {
   // GET /plants and GET /plants/{id} share a prefix: `exact` picks the block whose path is exactly `path`.
   const blocks = page.locator(`.opblock-${method.toLowerCase()}`);
-  const operation = exact === undefined ? blocks.filter({ hasText: path }) : blocks.filter({ has: page.locator(exact, { hasText: new RegExp(`^${path.replace(/[{}]/g, '\\$&')}$`) }) });
+  const operation =
+    exact === undefined
+      ? blocks.filter({ hasText: path })
+      : blocks.filter({ has: page.locator(exact, { hasText: new RegExp(`^${path.replace(/[{}]/g, '\\$&')}$`) }) });
   await operation.locator('.opblock-summary-control').click();
   return operation;
 }

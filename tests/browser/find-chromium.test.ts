@@ -21,7 +21,9 @@ describe('CHROMIUM_PATH', () => {
 
   it('fails, naming it, when nothing is there', async () => {
     const missing = join(scratch, 'no-such-chromium');
-    await expect(findChromium({ CHROMIUM_PATH: missing })).rejects.toThrow(`CHROMIUM_PATH is ${missing}, but that is not an executable file`);
+    await expect(findChromium({ CHROMIUM_PATH: missing })).rejects.toThrow(
+      `CHROMIUM_PATH is ${missing}, but that is not an executable file`,
+    );
   });
 
   it('fails when it names a file that is not executable, or a folder', async () => {

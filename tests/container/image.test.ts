@@ -19,7 +19,18 @@ const MAX_INT64 = '9223372036854775807';
 /** The image may add this much to its base: dist/ and the production dependencies. */
 const MAX_ADDED_BYTES = 100 * 1024 * 1024;
 /** What builds and tests the service; none of it may be in the image. */
-const BUILD_AND_TEST_TOOLS = ['typescript', 'tsx', 'vitest', 'vite', 'eslint', 'mongodb-memory-server', 'rollup', '@plant-store/mongod-emulator', '@plant-store/service-launcher', '@plant-store/bench'];
+const BUILD_AND_TEST_TOOLS = [
+  'typescript',
+  'tsx',
+  'vitest',
+  'vite',
+  'eslint',
+  'mongodb-memory-server',
+  'rollup',
+  '@plant-store/mongod-emulator',
+  '@plant-store/service-launcher',
+  '@plant-store/bench',
+];
 
 const podman = async (...args: string[]) => (await runToEnd('podman', args)).stdout.trim();
 
@@ -45,31 +56,69 @@ async function waitForHealthy(url: string): Promise<void> {
 }
 
 describe('the container image', () => {
-  it('builds, runs read-only as a non-root user without capabilities, serves int64 ids exactly, holds no dev dependency, and stops 0 on SIGTERM', async ({ skip }) => {
-    skip(!ENABLED, 'builds and runs an image with podman, as root: set CONTAINER_TEST=1 once .ci/container-setup.sh has made podman and the base image ready (.ci/run does)');
-    expect(existsSync('/usr/bin/podman') || existsSync('/usr/local/bin/podman'), 'CONTAINER_TEST=1 but podman is not installed: run .ci/container-setup.sh as root').toBe(true);
+  it('builds, runs read-only as a non-root user without capabilities, serves int64 ids exactly, holds no dev dependency, and stops 0 on SIGTERM', async ({
+    skip,
+  }) => {
+    skip(
+      !ENABLED,
+      'builds and runs an image with podman, as root: set CONTAINER_TEST=1 once .ci/container-setup.sh has made podman and the base image ready (.ci/run does)',
+    );
+    expect(
+      existsSync('/usr/bin/podman') || existsSync('/usr/local/bin/podman'),
+      'CONTAINER_TEST=1 but podman is not installed: run .ci/container-setup.sh as root',
+    ).toBe(true);
 
     const secret = existsSync(NPM_CA) ? ['--secret', `id=npm_ca,src=${NPM_CA}`] : [];
     await podman('build', '--layers=false', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, ...secret, '--tag', IMAGE, PROJECT_ROOT);
     try {
-      const [imageBytes, baseBytes] = await Promise.all([podman('image', 'inspect', '--format', '{{.Size}}', IMAGE), podman('image', 'inspect', '--format', '{{.Size}}', BASE_IMAGE)]);
+      const [imageBytes, baseBytes] = await Promise.all([
+        podman('image', 'inspect', '--format', '{{.Size}}', IMAGE),
+        podman('image', 'inspect', '--format', '{{.Size}}', BASE_IMAGE),
+      ]);
       expect(Number(imageBytes) - Number(baseBytes)).toBeLessThan(MAX_ADDED_BYTES);
-      const config = JSON.parse(await podman('image', 'inspect', '--format', '{{json .Config}}', IMAGE)) as { User: string; Env: string[]; Cmd: string[] };
+      const config = JSON.parse(await podman('image', 'inspect', '--format', '{{json .Config}}', IMAGE)) as {
+        User: string;
+        Env: string[];
+        Cmd: string[];
+      };
       expect(config.User).toBe('node');
       expect(config.Env).toContain('NODE_ENV=production');
       expect(config.Cmd).toStrictEqual(['node', 'dist/server/main.js']);
 
       // Nothing that only a development install gets, nor the tools that build and test the service.
       const absent = [...devOnlyPackages(), ...BUILD_AND_TEST_TOOLS.map((name) => `node_modules/${name}`)];
-      const present = await podman('run', '--rm', IMAGE, 'node', '-e', 'const fs = require("fs"); console.log(JSON.stringify(JSON.parse(process.argv[1]).filter((path) => fs.existsSync(path))))', JSON.stringify(absent));
+      const present = await podman(
+        'run',
+        '--rm',
+        IMAGE,
+        'node',
+        '-e',
+        'const fs = require("fs"); console.log(JSON.stringify(JSON.parse(process.argv[1]).filter((path) => fs.existsSync(path))))',
+        JSON.stringify(absent),
+      );
       expect(absent.length).toBeGreaterThan(100);
       expect(JSON.parse(present)).toStrictEqual([]);
 
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       await podman(
-        'run', '--detach', '--name', CONTAINER, '--network=host', '--read-only', '--cap-drop=ALL', '--security-opt', 'no-new-privileges',
-        '--env', 'HOST=127.0.0.1', '--env', `PORT=${port}`, '--env', `MONGODB_URI=${testMongoUri()}`, '--env', `API_TOKENS=${TOKEN}`,
+        'run',
+        '--detach',
+        '--name',
+        CONTAINER,
+        '--network=host',
+        '--read-only',
+        '--cap-drop=ALL',
+        '--security-opt',
+        'no-new-privileges',
+        '--env',
+        'HOST=127.0.0.1',
+        '--env',
+        `PORT=${port}`,
+        '--env',
+        `MONGODB_URI=${testMongoUri()}`,
+        '--env',
+        `API_TOKENS=${TOKEN}`,
         IMAGE,
       );
       await waitForHealthy(url);

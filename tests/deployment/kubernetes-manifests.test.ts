@@ -50,9 +50,14 @@ const only = <K extends Kind>(kind: K) => {
 };
 
 describe('the Kubernetes example', () => {
-  it.each(manifests.map((manifest) => [`${manifest.file}: ${manifest.kind}`, manifest] as const))('%s is valid against the Kubernetes schema', (_, { kind, value }) => {
-    expect(() => { new MODELS[kind](value).validate(); }).not.toThrow();
-  });
+  it.each(manifests.map((manifest) => [`${manifest.file}: ${manifest.kind}`, manifest] as const))(
+    '%s is valid against the Kubernetes schema',
+    (_, { kind, value }) => {
+      expect(() => {
+        new MODELS[kind](value).validate();
+      }).not.toThrow();
+    },
+  );
 
   it('holds a Deployment, a Service and a Secret that agree with each other', () => {
     const deployment = only('apps/v1 Deployment');
@@ -68,7 +73,11 @@ describe('the Kubernetes example', () => {
     for (const port of service.spec?.ports ?? []) expect(portNames).toContain(port.targetPort);
     for (const { valueFrom } of container.env ?? []) {
       const ref = valueFrom?.secretKeyRef;
-      if (ref) expect([ref.name, Object.keys(secret.stringData ?? {})]).toStrictEqual([secret.metadata?.name, expect.arrayContaining([ref.key]) as unknown]);
+      if (ref)
+        expect([ref.name, Object.keys(secret.stringData ?? {})]).toStrictEqual([
+          secret.metadata?.name,
+          expect.arrayContaining([ref.key]) as unknown,
+        ]);
     }
   });
 
@@ -77,7 +86,8 @@ describe('the Kubernetes example', () => {
     const secret = only('v1 Secret');
     const pod = deployment.spec?.template.spec;
     const container = pod?.containers[0] as IContainer;
-    const valueOf = ({ value, valueFrom }: IEnvVar) => value ?? (valueFrom?.secretKeyRef ? secret.stringData?.[valueFrom.secretKeyRef.key] : undefined);
+    const valueOf = ({ value, valueFrom }: IEnvVar) =>
+      value ?? (valueFrom?.secretKeyRef ? secret.stringData?.[valueFrom.secretKeyRef.key] : undefined);
     const env = Object.fromEntries((container.env ?? []).map((variable) => [variable.name, valueOf(variable)]));
     // The image sets NODE_ENV=production, HOST=0.0.0.0 and PORT=3000 (Dockerfile).
     const config = loadConfig({ NODE_ENV: 'production', HOST: '0.0.0.0', PORT: '3000', ...env });
@@ -89,6 +99,10 @@ describe('the Kubernetes example', () => {
     // A readiness probe's timeout longer than /readyz may take: MONGODB_TIMEOUT_MS, and its tenth.
     expect((container.readinessProbe?.timeoutSeconds ?? 0) * 1000).toBeGreaterThan(config.mongodb.timeoutMs * 1.1);
     expect(pod?.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
   });
 });

@@ -29,11 +29,21 @@ afterAll(async () => {
 });
 
 const token = authHeaders();
-const post = (url: string, payload: string, headers: Record<string, string> = token): InjectOptions => ({ method: 'POST', url, payload, headers });
+const post = (url: string, payload: string, headers: Record<string, string> = token): InjectOptions => ({
+  method: 'POST',
+  url,
+  payload,
+  headers,
+});
 const get = (url: string): InjectOptions => ({ method: 'GET', url, headers: token });
 const del = (url: string): InjectOptions => ({ method: 'DELETE', url, headers: token });
 const mergePatch = { ...token, 'content-type': 'application/merge-patch+json' };
-const patch = (url: string, payload: string, headers: Record<string, string> = mergePatch): InjectOptions => ({ method: 'PATCH', url, payload, headers });
+const patch = (url: string, payload: string, headers: Record<string, string> = mergePatch): InjectOptions => ({
+  method: 'PATCH',
+  url,
+  payload,
+  headers,
+});
 const cases: [string, InjectOptions][] = [
   ['a new plant', post('/plants', '{"id":1,"name":"Monstera","tag":"tropical"}')],
   ['a plant without tag', post('/plants', '{"id":2,"name":"Fern"}')],
@@ -47,7 +57,10 @@ const cases: [string, InjectOptions][] = [
   ['an array body', post('/plants', '[1,2]')],
   ['a JSON string body', post('/plants', '"Fern"')],
   ['a text/plain body', post('/plants', '{"id":9,"name":"Fern"}', { ...token, 'content-type': 'text/plain' })],
-  ['a content type with parameters', post('/plants', '{"id":10,"name":"Fern"}', { ...token, 'content-type': 'Application/JSON; charset=utf-8' })],
+  [
+    'a content type with parameters',
+    post('/plants', '{"id":10,"name":"Fern"}', { ...token, 'content-type': 'Application/JSON; charset=utf-8' }),
+  ],
   ['a taken id', post('/plants', '{"id":11,"name":"taken"}')],
   ['a database outage', post('/plants', '{"id":12,"name":"database down"}')],
   ['a failing store', post('/plants', '{"id":13,"name":"bug"}')],
@@ -102,7 +115,10 @@ const cases: [string, InjectOptions][] = [
   ['a delete of an id beyond 2^53', del('/plants/9007199254740993')],
   ['a delete of an id that is not a number', del('/plants/fern')],
   ['a delete with a query string', del('/plants/2?force=yes')],
-  ['a delete with a JSON content type and no body', { method: 'DELETE', url: '/plants/1', headers: { ...token, 'content-type': 'application/json' } }],
+  [
+    'a delete with a JSON content type and no body',
+    { method: 'DELETE', url: '/plants/1', headers: { ...token, 'content-type': 'application/json' } },
+  ],
   ['a delete with a body', { method: 'DELETE', url: '/plants/1', headers: token, payload: '{"id":2}' }],
   ['a delete while the database is down', del(`/plants/${DOWN_ID}`)],
   ['a delete whose store fails', del(`/plants/${FAILING_ID}`)],
@@ -141,12 +157,19 @@ const cases: [string, InjectOptions][] = [
 
 /** What a client reads of an answer; the request id, different on each app, is replaced by a mark. */
 function answerOf(response: LightMyRequestResponse) {
-  const { 'content-type': contentType, 'www-authenticate': challenge, 'retry-after': retryAfter, link, etag, 'x-request-id': requestId } = response.headers;
+  const {
+    'content-type': contentType,
+    'www-authenticate': challenge,
+    'retry-after': retryAfter,
+    link,
+    etag,
+    'x-request-id': requestId,
+  } = response.headers;
   const body = typeof requestId === 'string' ? response.body.replaceAll(requestId, '<request id>') : response.body;
   return { status: response.statusCode, contentType, challenge, retryAfter, link, etag, body };
 }
 
-describe('the fast REST path answers as trpc-to-openapi\'s Fastify plugin does', () => {
+describe("the fast REST path answers as trpc-to-openapi's Fastify plugin does", () => {
   it('compares two different adapters: only the fast path mounts the operation as a route of its own', () => {
     expect(fastPath.app.hasRoute({ method: 'POST', url: '/plants' })).toBe(true);
     expect(stockAdapter.app.hasRoute({ method: 'POST', url: '/plants' })).toBe(false);
@@ -179,7 +202,8 @@ describe('the direct call (rest-direct-call.ts)', () => {
 
   it('answers the plain paths of operations itself and hands every other path on', async () => {
     const app = Fastify();
-    for (const operation of operations) app.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handOn) });
+    for (const operation of operations)
+      app.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handOn) });
     app.all('/*', handOn);
     const answer = async (url: string, method: 'GET' | 'HEAD' = 'GET') => {
       const { statusCode, body } = await app.inject({ method, url, headers: token });
@@ -187,7 +211,8 @@ describe('the direct call (rest-direct-call.ts)', () => {
     };
     expect(await answer('/plants/1')).toEqual({ statusCode: 200, body: '{"id":1,"name":"Monstera","tag":"tropical"}' });
     expect((await answer('/plants?limit=1')).statusCode).toBe(200);
-    for (const url of ['/plants/%31', '/plants/1/', '/plants/1.5', '/pots/1', '/plants/1/2', '/Plants/1']) expect(await answer(url), url).toEqual({ statusCode: 299, body: 'handed on' });
+    for (const url of ['/plants/%31', '/plants/1/', '/plants/1.5', '/pots/1', '/plants/1/2', '/Plants/1'])
+      expect(await answer(url), url).toEqual({ statusCode: 299, body: 'handed on' });
     expect((await answer('/plants/1', 'HEAD')).statusCode, 'HEAD').toBe(299);
     await app.close();
   });
@@ -197,7 +222,17 @@ describe('the direct call (rest-direct-call.ts)', () => {
     if (getPlant === undefined) throw new Error('no GET /plants/{id} operation');
     const later = { ...getPlant, path: '/Plants/count', fastifyPath: '/Plants/count' };
     const another = { ...getPlant, path: '/plants/{id}/pots', fastifyPath: '/plants/:id/pots' };
-    const withLater = createRestDirectCall({ createContext: () => { throw new Error('not called'); }, onError: () => undefined, responseMeta, mapOutput: (output) => output }, [...operations, later, another]);
+    const withLater = createRestDirectCall(
+      {
+        createContext: () => {
+          throw new Error('not called');
+        },
+        onError: () => undefined,
+        responseMeta,
+        mapOutput: (output) => output,
+      },
+      [...operations, later, another],
+    );
     expect(withLater(later, handOn)).toBe(handOn);
     expect(withLater(another, handOn)).not.toBe(handOn);
     expect(withLater(getPlant, handOn)).not.toBe(handOn);

@@ -45,4 +45,3 @@ describe('runProcedure gives what tRPC gives for createPlant', () => {
     }
   }
 });
-

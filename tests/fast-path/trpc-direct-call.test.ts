@@ -45,7 +45,12 @@ const mutationCases: [string, string, string, Record<string, string>][] = [
   ['invalid JSON', 'createPlant', '{"id":8,', token],
   ['an empty body', 'createPlant', '', token],
   ['an array body', 'createPlant', '[1,2]', token],
-  ['a content type with parameters', 'createPlant', '{"id":9,"name":"Fern"}', { ...token, 'content-type': 'Application/JSON; charset=utf-8' }],
+  [
+    'a content type with parameters',
+    'createPlant',
+    '{"id":9,"name":"Fern"}',
+    { ...token, 'content-type': 'Application/JSON; charset=utf-8' },
+  ],
   ['a taken id', 'createPlant', '{"id":10,"name":"taken"}', token],
   ['a database outage', 'createPlant', '{"id":11,"name":"database down"}', token],
   ['a failing store', 'createPlant', '{"id":12,"name":"bug"}', token],
@@ -127,7 +132,10 @@ async function answer(request: InjectOptions) {
   const stockCallsBefore = stock.calls;
   const response = await testApp.app.inject(request);
   const { 'content-type': contentType, vary, 'www-authenticate': challenge, allow, etag } = response.headers;
-  return { answer: { status: response.statusCode, contentType, vary, challenge, allow, etag, body: response.body }, byStock: stock.calls > stockCallsBefore };
+  return {
+    answer: { status: response.statusCode, contentType, vary, challenge, allow, etag, body: response.body },
+    byStock: stock.calls > stockCallsBefore,
+  };
 }
 
 /** The request as the direct call takes it, and the same request with `via=trpc` for tRPC's handler. */
@@ -152,7 +160,10 @@ describe('the direct tRPC call answers as tRPC does', () => {
 
   it.each(queryCases)('GET, %s', async (_case, path, input, headers) => {
     const url = `/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(input)}`}`;
-    await expectSameAnswers({ method: 'GET', url, headers }, { method: 'GET', url: `${url}${input === undefined ? '?' : '&'}via=trpc`, headers });
+    await expectSameAnswers(
+      { method: 'GET', url, headers },
+      { method: 'GET', url: `${url}${input === undefined ? '?' : '&'}via=trpc`, headers },
+    );
   });
 
   it('writes ids beyond 2^53 exactly, and says which method a procedure takes', async () => {
@@ -169,16 +180,31 @@ describe('the direct tRPC call answers as tRPC does', () => {
   });
 });
 
-describe('what the direct call leaves to tRPC\'s handler', () => {
+describe("what the direct call leaves to tRPC's handler", () => {
   const listInput = `input=${encodeURIComponent('{"limit":1}')}`;
   it.each<[string, InjectOptions]>([
     ['a batch', { method: 'GET', url: `/trpc/listPlants?batch=1&input=${encodeURIComponent('{"0":{"limit":1}}')}`, headers: bearer }],
-    ['connection parameters', { method: 'GET', url: `/trpc/listPlants?${listInput}&connectionParams=${encodeURIComponent('{"a":"b"}')}`, headers: bearer }],
+    [
+      'connection parameters',
+      { method: 'GET', url: `/trpc/listPlants?${listInput}&connectionParams=${encodeURIComponent('{"a":"b"}')}`, headers: bearer },
+    ],
     ['two input parameters', { method: 'GET', url: `/trpc/listPlants?${listInput}&${listInput}`, headers: bearer }],
-    ['a query string on a POST', { method: 'POST', url: `/trpc/createPlant?${listInput}`, payload: '{"id":1,"name":"Fern"}', headers: token }],
-    ['streaming asked for', { method: 'GET', url: `/trpc/listPlants?${listInput}`, headers: { ...bearer, 'trpc-accept': 'application/jsonl' } }],
-    ['a GET with another content type', { method: 'GET', url: `/trpc/listPlants?${listInput}`, headers: { ...bearer, 'content-type': 'application/octet-stream' } }],
-    ['a POST that is not JSON', { method: 'POST', url: '/trpc/createPlant', payload: 'Fern', headers: { ...bearer, 'content-type': 'text/plain' } }],
+    [
+      'a query string on a POST',
+      { method: 'POST', url: `/trpc/createPlant?${listInput}`, payload: '{"id":1,"name":"Fern"}', headers: token },
+    ],
+    [
+      'streaming asked for',
+      { method: 'GET', url: `/trpc/listPlants?${listInput}`, headers: { ...bearer, 'trpc-accept': 'application/jsonl' } },
+    ],
+    [
+      'a GET with another content type',
+      { method: 'GET', url: `/trpc/listPlants?${listInput}`, headers: { ...bearer, 'content-type': 'application/octet-stream' } },
+    ],
+    [
+      'a POST that is not JSON',
+      { method: 'POST', url: '/trpc/createPlant', payload: 'Fern', headers: { ...bearer, 'content-type': 'text/plain' } },
+    ],
     ['DELETE', { method: 'DELETE', url: '/trpc/deletePlant', headers: bearer }],
     ['an unknown procedure', { method: 'GET', url: '/trpc/listPots', headers: bearer }],
   ])('%s', async (_case, request) => {

@@ -23,7 +23,13 @@ export function testMongoUri(): string {
  */
 export function testConfig(env: Record<string, string> = {}): AppConfig {
   const uri = env.MONGODB_URI ?? testMongoUri();
-  const config = loadConfig({ API_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`, LOG_LEVEL: 'silent', MONGODB_URI: uri, FAST_PATH: process.env.FAST_PATH, ...env });
+  const config = loadConfig({
+    API_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: uri,
+    FAST_PATH: process.env.FAST_PATH,
+    ...env,
+  });
   return { ...config, mongodb: { ...config.mongodb, uri } };
 }
 

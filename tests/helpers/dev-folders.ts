@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
 /** The token banner: the file it is kept in, the token, and the service's address. */
-export const DEV_TOKEN_BANNER = /accepts the development token kept in (\S+)\.\n\s+token: (\S+)\n.*\n\s+curl -s -X POST (http:\/\/\S+)\/plants/;
+export const DEV_TOKEN_BANNER =
+  /accepts the development token kept in (\S+)\.\n\s+token: (\S+)\n.*\n\s+curl -s -X POST (http:\/\/\S+)\/plants/;
 
 /** A maker of new, empty development folders, all removed after the file's tests. */
 export function useDevFolders(): () => Promise<string> {

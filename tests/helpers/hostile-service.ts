@@ -64,7 +64,13 @@ export interface HostileService {
 /** Starts the built service (`npm run build` first) with `env` added to the defaults. */
 export async function startHostileService(env: Record<string, string> = {}): Promise<HostileService> {
   const mongoUri = testMongoUri();
-  const service = await startService({ MONGODB_URI: mongoUri, API_TOKENS: HOSTILE_TOKEN, LOG_LEVEL: 'trace', REQUEST_TIMEOUT_MS: '3000', ...env });
+  const service = await startService({
+    MONGODB_URI: mongoUri,
+    API_TOKENS: HOSTILE_TOKEN,
+    LOG_LEVEL: 'trace',
+    REQUEST_TIMEOUT_MS: '3000',
+    ...env,
+  });
   const client = await new MongoClient(mongoUri).connect();
   const plants = client.db().collection('plants');
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -168,7 +174,11 @@ function faultOf(sent: Sent, { status, body }: Answer): string | undefined {
     return 'a refusal that is not JSON';
   }
   const trpc = sent.path.startsWith('/trpc/');
-  return (trpc ? isTrpcError(parsed, status) : isRestError(parsed, status)) ? undefined : trpc ? 'not a tRPC error envelope' : 'not the Error shape';
+  return (trpc ? isTrpcError(parsed, status) : isRestError(parsed, status))
+    ? undefined
+    : trpc
+      ? 'not a tRPC error envelope'
+      : 'not the Error shape';
 }
 
 function isRestError(body: unknown, status: number): boolean {
@@ -210,7 +220,8 @@ export function rawRequest(method: string, target: string, headers: Record<strin
   const lines = [`${method} ${target} HTTP/1.1`, 'host: localhost'];
   const names = Object.keys(headers).map((name) => name.toLowerCase());
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  if (body !== undefined && !names.includes('content-length') && !names.includes('transfer-encoding')) lines.push(`content-length: ${Buffer.byteLength(body)}`);
+  if (body !== undefined && !names.includes('content-length') && !names.includes('transfer-encoding'))
+    lines.push(`content-length: ${Buffer.byteLength(body)}`);
   if (!names.includes('connection')) lines.push('connection: close');
   return `${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
 }
@@ -218,7 +229,14 @@ export function rawRequest(method: string, target: string, headers: Record<strin
 /** Every form in which `secret` could show in a log line: as text, percent-encoded, base64 (alone and as Basic credentials), hex, and the decimal byte list pino writes for a Buffer. */
 export function leakedForms(secret: string): string[] {
   const bytes = Buffer.from(secret);
-  return [secret, encodeURIComponent(secret), bytes.toString('base64'), Buffer.from(`user:${secret}`).toString('base64'), bytes.toString('hex'), [...bytes].join(',')];
+  return [
+    secret,
+    encodeURIComponent(secret),
+    bytes.toString('base64'),
+    Buffer.from(`user:${secret}`).toString('base64'),
+    bytes.toString('hex'),
+    [...bytes].join(','),
+  ];
 }
 
 /** The secrets of `secrets` that show in `output`, in any form of `leakedForms`. */
@@ -260,7 +278,8 @@ async function readRaw(baseUrl: string, data: string | Buffer, count: number, he
   socket.on('close', () => (connection.closed = true));
   socket.write(data);
   const deadline = Date.now() + 10_000;
-  while (!connection.closed && splitResponses(received, headRequests).length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (!connection.closed && splitResponses(received, headRequests).length < count && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 5));
   socket.destroy();
   return splitResponses(received, headRequests);
 }

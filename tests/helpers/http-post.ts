@@ -10,9 +10,18 @@ export interface PostOptions {
 }
 
 /** POSTs `body` (sent as given) to `url` over plain node:http, so every byte and header is ours. */
-export function postRaw(url: string, body: string | Buffer, { agent, headers = {}, timeoutMs = 30_000 }: PostOptions = {}): Promise<PostOutcome> {
+export function postRaw(
+  url: string,
+  body: string | Buffer,
+  { agent, headers = {}, timeoutMs = 30_000 }: PostOptions = {},
+): Promise<PostOutcome> {
   return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers }, timeout: timeoutMs });
+    const req = request(url, {
+      method: 'POST',
+      agent,
+      headers: { 'content-length': String(Buffer.byteLength(body)), ...headers },
+      timeout: timeoutMs,
+    });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));

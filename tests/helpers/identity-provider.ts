@@ -66,7 +66,10 @@ export interface IdentityProvider {
   close(): Promise<void>;
 }
 
-export async function startIdentityProvider({ keys, listening = true }: { keys?: SigningKey[]; listening?: boolean } = {}): Promise<IdentityProvider> {
+export async function startIdentityProvider({
+  keys,
+  listening = true,
+}: { keys?: SigningKey[]; listening?: boolean } = {}): Promise<IdentityProvider> {
   const port = await freePort();
   let fetches = 0;
   let server: Server | undefined;
@@ -83,9 +86,20 @@ export async function startIdentityProvider({ keys, listening = true }: { keys?:
       if (!signer) throw new Error('the identity provider has no key to sign with');
       const now = Math.floor(Date.now() / 1000);
       const { expiresIn = 300, notBefore, ...rest } = claims;
-      const payload = { sub: 'client-1', iss: ISSUER, aud: AUDIENCE, iat: now, scope: 'plants:read plants:write', exp: expiresIn === null ? undefined : now + expiresIn, ...(notBefore !== undefined && { nbf: now + notBefore }), ...rest };
+      const payload = {
+        sub: 'client-1',
+        iss: ISSUER,
+        aud: AUDIENCE,
+        iat: now,
+        scope: 'plants:read plants:write',
+        exp: expiresIn === null ? undefined : now + expiresIn,
+        ...(notBefore !== undefined && { nbf: now + notBefore }),
+        ...rest,
+      };
       const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined));
-      return new SignJWT(defined).setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: 'at+jwt', ...header }).sign(signer.privateKey);
+      return new SignJWT(defined)
+        .setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: 'at+jwt', ...header })
+        .sign(signer.privateKey);
     },
     down: async () => {
       if (!server) return;
@@ -103,7 +117,9 @@ export async function startIdentityProvider({ keys, listening = true }: { keys?:
           response.writeHead(404).end();
           return;
         }
-        const keys = JSON.stringify({ keys: [...provider.published.map((key) => key.jwk), ...(provider.padding > 0 ? [{ kty: 'oct', kid: 'padding', k: '' }] : [])] });
+        const keys = JSON.stringify({
+          keys: [...provider.published.map((key) => key.jwk), ...(provider.padding > 0 ? [{ kty: 'oct', kid: 'padding', k: '' }] : [])],
+        });
         if (provider.padding === 0) {
           response.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(keys);
           return;

@@ -66,30 +66,41 @@ export async function startMongoWireProxy(targetUri: string): Promise<MongoWireP
       });
     }
     const faultableRequestIds = new Set<number>();
-    client.on('data', messageReader((message) => {
-      const body = opMsgBody(message);
-      if (body) {
-        proxy.commands.push(body);
-        if (proxy.faultOn(body)) {
-          if (proxy.fault === 'lostCommand') return;
-          faultableRequestIds.add(message.readInt32LE(4));
+    client.on(
+      'data',
+      messageReader((message) => {
+        const body = opMsgBody(message);
+        if (body) {
+          proxy.commands.push(body);
+          if (proxy.faultOn(body)) {
+            if (proxy.fault === 'lostCommand') return;
+            faultableRequestIds.add(message.readInt32LE(4));
+          }
         }
-      }
-      upstream.write(message);
-    }));
-    upstream.on('data', messageReader((message) => {
-      const respondingTo = message.readInt32LE(8);
-      if (!faultableRequestIds.delete(respondingTo) || proxy.fault === 'none') {
-        client.write(message);
-      } else if (proxy.fault === 'dropConnection') {
-        client.destroy();
-      } else if (proxy.fault === 'noAnswer') {
-        // Swallowed: the client waits on an open connection for an answer that never comes.
-      } else {
-        const body = opMsgBody(message) ?? {};
-        client.write(opMsg(message, { ...body, writeConcernError: { code: 64, codeName: 'WriteConcernFailed', errmsg: 'waiting for replication timed out' } }));
-      }
-    }));
+        upstream.write(message);
+      }),
+    );
+    upstream.on(
+      'data',
+      messageReader((message) => {
+        const respondingTo = message.readInt32LE(8);
+        if (!faultableRequestIds.delete(respondingTo) || proxy.fault === 'none') {
+          client.write(message);
+        } else if (proxy.fault === 'dropConnection') {
+          client.destroy();
+        } else if (proxy.fault === 'noAnswer') {
+          // Swallowed: the client waits on an open connection for an answer that never comes.
+        } else {
+          const body = opMsgBody(message) ?? {};
+          client.write(
+            opMsg(message, {
+              ...body,
+              writeConcernError: { code: 64, codeName: 'WriteConcernFailed', errmsg: 'waiting for replication timed out' },
+            }),
+          );
+        }
+      }),
+    );
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

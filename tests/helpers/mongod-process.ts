@@ -36,7 +36,8 @@ export async function mongodProcess(): Promise<MongodProcess> {
   let child: ChildProcess | undefined;
   let output = '';
 
-  const exited = (process: ChildProcess) => (process.exitCode !== null || process.signalCode !== null ? Promise.resolve() : once(process, 'exit').then(() => undefined));
+  const exited = (process: ChildProcess) =>
+    process.exitCode !== null || process.signalCode !== null ? Promise.resolve() : once(process, 'exit').then(() => undefined);
 
   const kill = async () => {
     if (!child) return;
@@ -52,7 +53,9 @@ export async function mongodProcess(): Promise<MongodProcess> {
     uri: (dbName) => `mongodb://127.0.0.1:${port}/${dbName}`,
     start: async () => {
       if (child) throw new Error('mongod is already running');
-      const started = spawn(binary, ['--port', String(port), '--bind_ip', '127.0.0.1', '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const started = spawn(binary, ['--port', String(port), '--bind_ip', '127.0.0.1', '--dbpath', dbPath], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child = started;
       let sinceStart = '';
       return new Promise<number>((resolve, reject) => {

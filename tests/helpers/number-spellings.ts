@@ -40,19 +40,38 @@ export const int64Spelling: fc.Arbitrary<{ value: bigint; text: string }> = fc
 
 const beyondInt64Spelling: fc.Arbitrary<string> = fc.oneof(
   fc
-    .tuple(fc.oneof(fc.bigInt({ min: INT64_MAX + 1n, max: 2n ** 80n }), fc.bigInt({ min: -(2n ** 80n), max: INT64_MIN - 1n }), fc.constantFrom(INT64_MAX + 1n, INT64_MIN - 1n)), fc.nat(4), fc.nat(6))
+    .tuple(
+      fc.oneof(
+        fc.bigInt({ min: INT64_MAX + 1n, max: 2n ** 80n }),
+        fc.bigInt({ min: -(2n ** 80n), max: INT64_MIN - 1n }),
+        fc.constantFrom(INT64_MAX + 1n, INT64_MIN - 1n),
+      ),
+      fc.nat(4),
+      fc.nat(6),
+    )
     .map(([value, spelling, zeros]) => spellInteger(value, spelling, zeros)),
   fc.constantFrom('1e19', '-1e19', '1e300', '1e400', '-1e400', '1.5e400', '123456789012345678901234567890', `1e${'9'.repeat(30)}`),
 );
 
 /** A number with a fraction that is not zero, however far down, whole part of any size, in any spelling. */
 export const nonIntegerSpelling: fc.Arbitrary<string> = fc
-  .tuple(fc.boolean(), fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 70n }), fc.constantFrom(0n, 4n, 77n, 2n ** 53n - 1n, INT64_MAX)), fc.nat(40), fc.integer({ min: 1, max: 9 }), fc.nat(3))
+  .tuple(
+    fc.boolean(),
+    fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 70n }), fc.constantFrom(0n, 4n, 77n, 2n ** 53n - 1n, INT64_MAX)),
+    fc.nat(40),
+    fc.integer({ min: 1, max: 9 }),
+    fc.nat(3),
+  )
   .map(([negative, whole, zeros, last, spelling]) => {
     const fraction = `${'0'.repeat(zeros)}${last}`;
     // The same digits as an integer (no leading zero), to scale down by an exponent.
     const digits = BigInt(`${whole}${fraction}`).toString();
-    const texts = [`${whole}.${fraction}`, `${digits}e-${fraction.length}`, `${digits}E-${fraction.length}`, `0.${whole}${fraction}e${whole.toString().length}`];
+    const texts = [
+      `${whole}.${fraction}`,
+      `${digits}e-${fraction.length}`,
+      `${digits}E-${fraction.length}`,
+      `0.${whole}${fraction}e${whole.toString().length}`,
+    ];
     return `${negative ? '-' : ''}${texts[spelling] ?? digits}`;
   });
 

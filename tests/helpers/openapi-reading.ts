@@ -22,7 +22,13 @@ export interface MediaType {
 export interface Operation {
   operationId?: string;
   description?: string;
-  parameters?: { name: string; in: string; required?: boolean; schema?: Record<string, unknown>; examples?: Record<string, { summary?: string; value: unknown }> }[];
+  parameters?: {
+    name: string;
+    in: string;
+    required?: boolean;
+    schema?: Record<string, unknown>;
+    examples?: Record<string, { summary?: string; value: unknown }>;
+  }[];
   security?: Record<string, string[]>[];
   requestBody?: { required?: boolean; content: Record<string, MediaType> };
   responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> }>;

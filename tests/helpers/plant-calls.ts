@@ -27,7 +27,14 @@ export type Transport = 'REST' | '/trpc';
 const bearer = (token: string | undefined): Record<string, string> => (token === undefined ? {} : { authorization: `Bearer ${token}` });
 
 /** The operation on plant `id`, over `transport`, with `token` (none: no Authorization header). */
-export function callOperation(base: string, transport: Transport, operation: OperationName, id: number, token: string | undefined, headers: Record<string, string> = {}): Promise<Response> {
+export function callOperation(
+  base: string,
+  transport: Transport,
+  operation: OperationName,
+  id: number,
+  token: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const auth = { ...bearer(token), ...headers };
   const json = { ...auth, 'content-type': 'application/json' };
   if (transport === 'REST') {
@@ -56,7 +63,10 @@ export function callOperation(base: string, transport: Transport, operation: Ope
 
 /** What a refusal says, over either transport: the status, the message and the tRPC code (undefined on REST). */
 export async function refusalOf(response: Response): Promise<{ status: number; message: string; code: string | undefined }> {
-  const body = (await response.json()) as { error: number | { message: string; data: { code: string; httpStatus: number } }; message?: string };
+  const body = (await response.json()) as {
+    error: number | { message: string; data: { code: string; httpStatus: number } };
+    message?: string;
+  };
   if (typeof body.error === 'number') {
     expect(body.error).toBe(response.status);
     return { status: response.status, message: body.message ?? '', code: undefined };

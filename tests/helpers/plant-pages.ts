@@ -31,7 +31,8 @@ export async function pageThrough(getPage: GetPage, limit: number): Promise<{ pl
     const page = await getPage(path);
     if (page.status !== 200) throw new Error(`GET ${path} answered ${page.status}: ${page.body.slice(0, 200)}`);
     const listed = int64Json.parse(page.body);
-    if (!Array.isArray(listed) || listed.length > limit) throw new Error(`GET ${path} answered ${page.body.slice(0, 200)} for a limit of ${limit}`);
+    if (!Array.isArray(listed) || listed.length > limit)
+      throw new Error(`GET ${path} answered ${page.body.slice(0, 200)} for a limit of ${limit}`);
     plants.push(...(listed as ListedPlant[]));
     pages += 1;
     path = nextPath(path, page.link);
@@ -55,7 +56,11 @@ export function httpPages(baseUrl: string, token: string, agent = new Agent({ ke
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
           const { link } = response.headers;
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), link: typeof link === 'string' ? link : undefined });
+          resolve({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            link: typeof link === 'string' ? link : undefined,
+          });
         });
         response.on('error', reject);
       })

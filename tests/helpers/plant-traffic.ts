@@ -49,14 +49,28 @@ export function startTraffic({ url, token, clients = 8, firstId = 1, timeoutMs =
       let sentAt = performance.now();
       const created = await postJson(`${url}/plants`, plant, token, { agent, timeoutMs });
       const createdOutcome = created.status ?? created.error;
-      exchanges.push({ kind: 'create', id, sentAt, answeredAt: performance.now(), outcome: createdOutcome, ...(created.status === 200 && created.body !== JSON.stringify({ name: plant.name }) && { wrongBody: created.body }) });
+      exchanges.push({
+        kind: 'create',
+        id,
+        sentAt,
+        answeredAt: performance.now(),
+        outcome: createdOutcome,
+        ...(created.status === 200 && created.body !== JSON.stringify({ name: plant.name }) && { wrongBody: created.body }),
+      });
       if (createdOutcome !== 200) {
         await new Promise((resolve) => setTimeout(resolve, PAUSE_AFTER_REFUSAL_MS));
         continue;
       }
       sentAt = performance.now();
       const read = await get(`${url}/plants/${id}`, token, agent, timeoutMs);
-      exchanges.push({ kind: 'get', id, sentAt, answeredAt: performance.now(), outcome: read.outcome, ...(read.outcome === 200 && read.body !== JSON.stringify(plant) && { wrongBody: read.body }) });
+      exchanges.push({
+        kind: 'get',
+        id,
+        sentAt,
+        answeredAt: performance.now(),
+        outcome: read.outcome,
+        ...(read.outcome === 200 && read.body !== JSON.stringify(plant) && { wrongBody: read.body }),
+      });
     }
   };
   const running = Promise.all(Array.from({ length: clients }, client));

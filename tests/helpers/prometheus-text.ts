@@ -14,7 +14,8 @@ export function parseSamples(text: string): Sample[] {
     if (!match) throw new Error(`not a sample line: ${line}`);
     const [, name = '', labelText = '', value = ''] = match;
     const labels: Record<string, string> = {};
-    for (const [, key = '', raw = ''] of labelText.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[key] = raw.replace(/\\(.)/g, '$1');
+    for (const [, key = '', raw = ''] of labelText.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[key] = raw.replace(/\\(.)/g, '$1');
     samples.push({ name, labels, value: value === 'NaN' ? Number.NaN : Number(value) });
   }
   return samples;
@@ -52,7 +53,8 @@ export function namingProblems(text: string): string[] {
     const problems: string[] = [];
     if (type === 'counter' && !name.endsWith('_total')) problems.push('counter metrics should have "_total" suffix');
     if (type !== 'counter' && name.endsWith('_total')) problems.push('non-counter metrics should not have "_total" suffix');
-    if (type !== 'histogram' && type !== 'summary' && /_(sum|count|bucket)$/.test(name)) problems.push('non-histogram and non-summary metrics should not have "_sum", "_count" or "_bucket" suffix');
+    if (type !== 'histogram' && type !== 'summary' && /_(sum|count|bucket)$/.test(name))
+      problems.push('non-histogram and non-summary metrics should not have "_sum", "_count" or "_bucket" suffix');
     if (/[A-Z]/.test(name)) problems.push('metric names should be written in snake_case not camelCase');
     if (NON_BASE_UNITS.test(name)) problems.push('use base units (seconds, bytes)');
     if (help === '') problems.push('no help text');

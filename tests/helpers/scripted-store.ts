@@ -1,5 +1,11 @@
 import { entityTagOf, matchesStrongly } from '../../routers/entity-tags.js';
-import { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, StoreUnavailableError, type PlantStore } from '../../routers/plant-store.js';
+import {
+  PlantConflictError,
+  PlantNotFoundError,
+  PlantPreconditionFailedError,
+  StoreUnavailableError,
+  type PlantStore,
+} from '../../routers/plant-store.js';
 import type { Int64 } from '../../schemas/int64.js';
 import type { StoredPlant } from '../../schemas/plant.js';
 
@@ -61,7 +67,9 @@ export const storeByRequest: PlantStore = scriptedStore({
   create: (plant) => storeByPlantName.create(plant),
   list: async ({ limit, after, tag }) => {
     if (after !== undefined) scriptedFailure(after);
-    const following = SCRIPTED_PLANTS.filter((plant) => (after === undefined || BigInt(plant.id) > BigInt(after)) && (tag === undefined || plant.tag === tag));
+    const following = SCRIPTED_PLANTS.filter(
+      (plant) => (after === undefined || BigInt(plant.id) > BigInt(after)) && (tag === undefined || plant.tag === tag),
+    );
     return { plants: following.slice(0, limit).map((plant) => ({ ...plant })), more: following.length > limit };
   },
   get: async (id) => {

@@ -62,7 +62,10 @@ export async function startTraceCollector(wire: CollectorWire): Promise<TraceCol
     waitFor: async (predicate, timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(spans)) {
-        if (Date.now() > deadline) throw new Error(`the spans awaited did not come; received: ${JSON.stringify(spans.map((span) => span.name))}; undecodable exports: ${JSON.stringify(errors)}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `the spans awaited did not come; received: ${JSON.stringify(spans.map((span) => span.name))}; undecodable exports: ${JSON.stringify(errors)}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
@@ -97,7 +100,15 @@ async function listenHttp(receive: Receive): Promise<{ endpoint: string; close: 
 const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 const asBytes = (value: Buffer): Buffer => value;
 const TRACE_SERVICE: ServiceDefinition = {
-  Export: { path: EXPORT_PATH, requestStream: false, responseStream: false, requestSerialize: asBytes, requestDeserialize: asBytes, responseSerialize: asBytes, responseDeserialize: asBytes },
+  Export: {
+    path: EXPORT_PATH,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: asBytes,
+    requestDeserialize: asBytes,
+    responseSerialize: asBytes,
+    responseDeserialize: asBytes,
+  },
 };
 
 async function listenGrpc(receive: Receive): Promise<{ endpoint: string; close: () => Promise<void> }> {
@@ -178,7 +189,14 @@ const EXPORT_TRACE_SERVICE_REQUEST = protobuf.Root.fromJSON({
     },
     Link: { fields: { traceId: { type: 'bytes', id: 1 }, spanId: { type: 'bytes', id: 2 } } },
     KeyValue: { fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } } },
-    AnyValue: { fields: { stringValue: { type: 'string', id: 1 }, boolValue: { type: 'bool', id: 2 }, intValue: { type: 'int64', id: 3 }, doubleValue: { type: 'double', id: 4 } } },
+    AnyValue: {
+      fields: {
+        stringValue: { type: 'string', id: 1 },
+        boolValue: { type: 'bool', id: 2 },
+        intValue: { type: 'int64', id: 3 },
+        doubleValue: { type: 'double', id: 4 },
+      },
+    },
   },
 }).lookupType('ExportTraceServiceRequest');
 
@@ -186,7 +204,13 @@ const hex = (bytes: Uint8Array | undefined): string => Buffer.from(bytes ?? []).
 
 function decodeOtlpProtobuf(body: Uint8Array): OtlpExport {
   const message = EXPORT_TRACE_SERVICE_REQUEST.toObject(EXPORT_TRACE_SERVICE_REQUEST.decode(body), { longs: Number }) as {
-    resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { spans?: (Omit<OtlpSpan, 'traceId' | 'spanId' | 'parentSpanId' | 'links'> & Record<'traceId' | 'spanId' | 'parentSpanId', Uint8Array | undefined> & { links?: Record<'traceId' | 'spanId', Uint8Array>[] })[] }[] }[];
+    resourceSpans?: {
+      resource?: { attributes?: OtlpAttribute[] };
+      scopeSpans?: {
+        spans?: (Omit<OtlpSpan, 'traceId' | 'spanId' | 'parentSpanId' | 'links'> &
+          Record<'traceId' | 'spanId' | 'parentSpanId', Uint8Array | undefined> & { links?: Record<'traceId' | 'spanId', Uint8Array>[] })[];
+      }[];
+    }[];
   };
   return {
     resourceSpans: (message.resourceSpans ?? []).map(({ resource, scopeSpans = [] }) => ({
@@ -223,7 +247,9 @@ function fromOtlp(body: OtlpExport): ReceivedSpan[] {
 }
 
 function attributesOf(attributes: OtlpAttribute[] = []): Record<string, unknown> {
-  return Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue]));
+  return Object.fromEntries(
+    attributes.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue]),
+  );
 }
 
 /** A span in Zipkin's v2 JSON, which has tags (strings) for attributes and no links. */

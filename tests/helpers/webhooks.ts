@@ -33,7 +33,8 @@ export async function waitForEvent(
 }
 
 /** Every delivery of the event is in `state`. */
-export const allIn = (state: 'delivered' | 'failed') => (event: WebhookRecord) => event.deliveries.every((delivery) => delivery.state === state);
+export const allIn = (state: 'delivered' | 'failed') => (event: WebhookRecord) =>
+  event.deliveries.every((delivery) => delivery.state === state);
 
 /**
  * For a test file: a receiver on 127.0.0.1 for all its tests, reset after each (nothing received,

@@ -39,7 +39,11 @@ function expectNoErrorLogged(service: HostileService) {
 
 /** `application/json` as a client may write it: any casing, perhaps a charset parameter with spaces around it. */
 const jsonMediaType = fc
-  .tuple(fc.constantFrom('application', 'APPLICATION', 'Application', 'aPpLiCaTiOn'), fc.constantFrom('json', 'JSON', 'Json', 'jSoN'), fc.constantFrom('', '; charset=utf-8', ';charset=UTF-8', ' ; Charset="utf-8"', '; CHARSET=utf-8'))
+  .tuple(
+    fc.constantFrom('application', 'APPLICATION', 'Application', 'aPpLiCaTiOn'),
+    fc.constantFrom('json', 'JSON', 'Json', 'jSoN'),
+    fc.constantFrom('', '; charset=utf-8', ';charset=UTF-8', ' ; Charset="utf-8"', '; CHARSET=utf-8'),
+  )
   .map(([type, subtype, parameters]) => `${type}/${subtype}${parameters}`);
 
 describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath) => {
@@ -49,7 +53,10 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
   it('a * request target answers 400 in the Error shape, whatever the method, and logs no stack', async () => {
     for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD']) {
       const headers = method === 'OPTIONS' ? { origin: ORIGIN, 'access-control-request-method': 'POST' } : json;
-      const answer = await service.exchange(rawRequest(method, '*', headers, ['POST', 'PUT', 'PATCH'].includes(method) ? '{"id":1,"name":"Star"}' : undefined), { head: method === 'HEAD' });
+      const answer = await service.exchange(
+        rawRequest(method, '*', headers, ['POST', 'PUT', 'PATCH'].includes(method) ? '{"id":1,"name":"Star"}' : undefined),
+        { head: method === 'HEAD' },
+      );
       if (method === 'HEAD') expect(answer.status).toBe(400);
       else expectErrorBody(answer, 400, 'the request target * names no resource: send a path such as /plants');
     }
@@ -57,7 +64,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expectNoErrorLogged(service);
   });
 
-  it('a percent-escape that is not UTF-8 answers 400: the Error shape, and tRPC\'s envelope under /trpc', async () => {
+  it("a percent-escape that is not UTF-8 answers 400: the Error shape, and tRPC's envelope under /trpc", async () => {
     for (const path of ['/plants/%ff', '/plants/%', '/plants/%zz', '/plants/%c3%28', '/plants%ff', '/healthz%ff', '/nope/%ff']) {
       for (const method of ['GET', 'DELETE']) expectErrorBody(await service.exchange(rawRequest(method, path, bearer)), 400, /percent|%/);
     }
@@ -72,44 +79,102 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     await fc.assert(
       fc.asyncProperty(jsonMediaType, fc.constantFrom('/plants', '/trpc/createPlant'), async (mediaType, path) => {
         id += 1;
-        const answer = await service.exchange(rawRequest('POST', path, { ...bearer, 'content-type': mediaType }, JSON.stringify({ id, name: `Cased ${mediaType}` })));
+        const answer = await service.exchange(
+          rawRequest('POST', path, { ...bearer, 'content-type': mediaType }, JSON.stringify({ id, name: `Cased ${mediaType}` })),
+        );
         expect([mediaType, answer.status]).toStrictEqual([mediaType, 200]);
         stored.push(id);
       }),
       { seed: SEED, numRuns: 40 },
     );
-    for (const mediaType of ['text/json', 'application/jsonx', 'application/json-patch+json', 'application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
-      expectErrorBody(await service.exchange(rawRequest('POST', '/plants', { ...bearer, 'content-type': mediaType }, '{"id":99,"name":"Odd"}')), 415);
+    for (const mediaType of [
+      'text/json',
+      'application/jsonx',
+      'application/json-patch+json',
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+    ]) {
+      expectErrorBody(
+        await service.exchange(rawRequest('POST', '/plants', { ...bearer, 'content-type': mediaType }, '{"id":99,"name":"Odd"}')),
+        415,
+      );
     }
     await service.checkAfterBatch(stored);
   });
 
   it('a body with a Content-Encoding other than identity answers 415, saying so, and stores nothing', async () => {
-    const codings = fc.constantFrom('gzip', 'br', 'deflate', 'compress', 'x-gzip', 'zstd', 'GZIP', 'gzip, identity', 'identity, br', 'identity,gzip', 'aes128gcm');
+    const codings = fc.constantFrom(
+      'gzip',
+      'br',
+      'deflate',
+      'compress',
+      'x-gzip',
+      'zstd',
+      'GZIP',
+      'gzip, identity',
+      'identity, br',
+      'identity,gzip',
+      'aes128gcm',
+    );
     await fc.assert(
-      fc.asyncProperty(codings, fc.constantFrom('/plants', '/trpc/createPlant'), fc.integer({ min: 200, max: 299 }), async (coding, path, id) => {
-        const answer = await service.exchange(rawRequest('POST', path, { ...json, 'content-encoding': coding }, JSON.stringify({ id, name: 'Encoded' })));
-        if (path === '/plants') expectErrorBody(answer, 415, /Content-Encoding/);
-        else expectTrpcError(answer, 415);
-        expect(answer.headers['accept-encoding']).toBe('identity');
-      }),
+      fc.asyncProperty(
+        codings,
+        fc.constantFrom('/plants', '/trpc/createPlant'),
+        fc.integer({ min: 200, max: 299 }),
+        async (coding, path, id) => {
+          const answer = await service.exchange(
+            rawRequest('POST', path, { ...json, 'content-encoding': coding }, JSON.stringify({ id, name: 'Encoded' })),
+          );
+          if (path === '/plants') expectErrorBody(answer, 415, /Content-Encoding/);
+          else expectTrpcError(answer, 415);
+          expect(answer.headers['accept-encoding']).toBe('identity');
+        },
+      ),
       { seed: SEED + 1, numRuns: 40 },
     );
     for (const [index, coding] of ['identity', 'IDENTITY', ' identity '].entries()) {
-      expect((await service.exchange(rawRequest('POST', '/plants', { ...json, 'content-encoding': coding }, JSON.stringify({ id: 300 + index, name: 'Plain' })))).status).toBe(200);
+      expect(
+        (
+          await service.exchange(
+            rawRequest('POST', '/plants', { ...json, 'content-encoding': coding }, JSON.stringify({ id: 300 + index, name: 'Plain' })),
+          )
+        ).status,
+      ).toBe(200);
       stored.push(300 + index);
     }
     await service.checkAfterBatch(stored);
   });
 
   it('HEAD answers exactly as GET does, token checked and 404 included, without the body', async () => {
-    const paths = ['/plants', '/plants?limit=1', '/plants?limit=0', '/plants?limit=', `/plants/${stored[0] ?? 1}`, '/plants/424242', '/plants/fern', '/nope', '/healthz', '/readyz', '/openapi.json', '/docs', '/PLANTS/', `/trpc/getPlant?input=${encodeURIComponent(JSON.stringify({ id: stored[0] ?? 1 }))}`, '/trpc/listPlants?input=%7B%7D', '/trpc/createPlant'];
+    const paths = [
+      '/plants',
+      '/plants?limit=1',
+      '/plants?limit=0',
+      '/plants?limit=',
+      `/plants/${stored[0] ?? 1}`,
+      '/plants/424242',
+      '/plants/fern',
+      '/nope',
+      '/healthz',
+      '/readyz',
+      '/openapi.json',
+      '/docs',
+      '/PLANTS/',
+      `/trpc/getPlant?input=${encodeURIComponent(JSON.stringify({ id: stored[0] ?? 1 }))}`,
+      '/trpc/listPlants?input=%7B%7D',
+      '/trpc/createPlant',
+    ];
     const auths = [{}, bearer, { authorization: 'Bearer wrong-token' }];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...paths), fc.constantFrom(...auths), async (path, auth) => {
         const get = await service.exchange(rawRequest('GET', path, auth));
         const head = await service.exchange(rawRequest('HEAD', path, auth), { head: true });
-        expect({ path, status: head.status, headers: lasting(head.headers) }).toStrictEqual({ path, status: get.status, headers: lasting(get.headers) });
+        expect({ path, status: head.status, headers: lasting(head.headers) }).toStrictEqual({
+          path,
+          status: get.status,
+          headers: lasting(get.headers),
+        });
         expect(head.body).toBe('');
       }),
       { seed: SEED + 2, numRuns: 60 },
@@ -128,18 +193,24 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     };
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'PROPFIND', 'SEARCH', 'TRACE', 'LOCK'];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...Object.keys(served)), fc.constantFrom(...methods), fc.boolean(), async (path, method, withBody) => {
-        const allowed = served[path] ?? [];
-        // A method the path serves would do what it does (store, delete): those are other tests'.
-        if (allowed.includes(method)) return;
-        const answer = await service.exchange(rawRequest(method, path, json, withBody ? '{"id":5,"name":"Wrong method"}' : undefined));
-        expectErrorBody(answer, 405, `${method} is not allowed on ${path}: it answers ${allowed.join(', ')}`);
-        expect(answer.headers.allow).toBe(allowed.join(', '));
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(served)),
+        fc.constantFrom(...methods),
+        fc.boolean(),
+        async (path, method, withBody) => {
+          const allowed = served[path] ?? [];
+          // A method the path serves would do what it does (store, delete): those are other tests'.
+          if (allowed.includes(method)) return;
+          const answer = await service.exchange(rawRequest(method, path, json, withBody ? '{"id":5,"name":"Wrong method"}' : undefined));
+          expectErrorBody(answer, 405, `${method} is not allowed on ${path}: it answers ${allowed.join(', ')}`);
+          expect(answer.headers.allow).toBe(allowed.join(', '));
+        },
+      ),
       { seed: SEED + 3, numRuns: 80 },
     );
     // Unknown paths stay 404, whatever the method.
-    for (const method of ['PUT', 'POST', 'GET']) expectErrorBody(await service.exchange(rawRequest(method, '/pots', json, method === 'GET' ? undefined : '{}')), 404);
+    for (const method of ['PUT', 'POST', 'GET'])
+      expectErrorBody(await service.exchange(rawRequest(method, '/pots', json, method === 'GET' ? undefined : '{}')), 404);
     await service.checkAfterBatch(stored);
   });
 
@@ -153,8 +224,16 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     ] as const) {
       expectErrorBody(await service.exchange(rawRequest('GET', `/plants?${query}`, bearer)), 400, new RegExp(`^${parameter} must be`));
     }
-    expectErrorBody(await service.exchange(rawRequest('GET', `/plants/${stored[0] ?? 1}?force=`, bearer)), 400, /unknown parameter "force"/);
-    expectErrorBody(await service.exchange(rawRequest('DELETE', `/plants/${stored[0] ?? 1}?force=`, bearer)), 400, /unknown parameter "force"/);
+    expectErrorBody(
+      await service.exchange(rawRequest('GET', `/plants/${stored[0] ?? 1}?force=`, bearer)),
+      400,
+      /unknown parameter "force"/,
+    );
+    expectErrorBody(
+      await service.exchange(rawRequest('DELETE', `/plants/${stored[0] ?? 1}?force=`, bearer)),
+      400,
+      /unknown parameter "force"/,
+    );
     // A path trpc-to-openapi reads for the operation, though not as written: the same.
     expectErrorBody(await service.exchange(rawRequest('GET', '/plants/%31?force=', bearer)), 400, /unknown parameter "force"/);
     expectErrorBody(await service.exchange(rawRequest('GET', '/Plants/?limit=', bearer)), 400, /^limit must be/);
@@ -163,15 +242,30 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
 
   it('CORS preflights: 204 from a listed origin, no grant to another, and an Error body for an OPTIONS that is no preflight', async () => {
     const preflight = (origin: string | undefined, requestMethod: string | undefined, path = '/plants') =>
-      service.exchange(rawRequest('OPTIONS', path, { ...(origin !== undefined && { origin }), ...(requestMethod !== undefined && { 'access-control-request-method': requestMethod }), 'access-control-request-headers': 'authorization, content-type' }));
+      service.exchange(
+        rawRequest('OPTIONS', path, {
+          ...(origin !== undefined && { origin }),
+          ...(requestMethod !== undefined && { 'access-control-request-method': requestMethod }),
+          'access-control-request-headers': 'authorization, content-type',
+        }),
+      );
     const allowed = await preflight(ORIGIN, 'POST');
     expect(allowed.status).toBe(204);
     expect(allowed.headers['access-control-allow-origin']).toBe(ORIGIN);
     const other = await preflight('https://evil.example', 'DELETE', '/plants/1');
     expect(other.status).toBe(204);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
-    for (const [origin, method] of [[ORIGIN, undefined], [undefined, 'POST'], [undefined, undefined], ['https://evil.example', undefined]] as const) {
-      expectErrorBody(await preflight(origin, method), 400, 'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method');
+    for (const [origin, method] of [
+      [ORIGIN, undefined],
+      [undefined, 'POST'],
+      [undefined, undefined],
+      ['https://evil.example', undefined],
+    ] as const) {
+      expectErrorBody(
+        await preflight(origin, method),
+        400,
+        'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method',
+      );
     }
     expectTrpcError(await preflight(ORIGIN, undefined, '/trpc/createPlant'), 400);
     await service.checkAfterBatch(stored);
@@ -195,7 +289,8 @@ describe.each(['on', 'off'])('the failed-auth limit in the service process with 
   const service = useHostileService({ FAST_PATH: fastPath, AUTH_FAILURE_LIMIT: '2', AUTH_FAILURE_WINDOW_MS: '60000' });
 
   it('refuses only what needs a token: probes and docs stay open to a locked-out address', async () => {
-    for (let attempt = 0; attempt < 2; attempt += 1) expect((await service.exchange(rawRequest('GET', '/plants', { authorization: 'Bearer wrong' }))).status).toBe(401);
+    for (let attempt = 0; attempt < 2; attempt += 1)
+      expect((await service.exchange(rawRequest('GET', '/plants', { authorization: 'Bearer wrong' }))).status).toBe(401);
     const refused = await service.exchange(rawRequest('GET', '/plants', bearer));
     expectErrorBody(refused, 429, /^too many failed authentications from this address: try again in \d+ s$/);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);

@@ -7,7 +7,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBigInt } from '../../schemas/int64.js';
 import { numberSpelling, type Spelling } from '../helpers/number-spellings.js';
-import { exactJson, FAST_PATH_MODES, JSON_WITH_TOKEN, messageOf, readBack, startHostileService, trpcQuery, type Answer, type HostileService } from '../helpers/hostile-service.js';
+import {
+  exactJson,
+  FAST_PATH_MODES,
+  JSON_WITH_TOKEN,
+  messageOf,
+  readBack,
+  startHostileService,
+  trpcQuery,
+  type Answer,
+  type HostileService,
+} from '../helpers/hostile-service.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
 const RANGE = 'id must be an integer from -9223372036854775808 to 9223372036854775807';
@@ -29,7 +39,9 @@ function refusalOf({ denotes }: Spelling): string | undefined {
 /** Checks every stored plant against what was accepted, through the list and through each read. */
 async function expectStoredExactly(service: HostileService, accepted: ReadonlySet<bigint>): Promise<void> {
   const listed = await service.storedPlants();
-  expect(listed.map(({ id }) => BigInt(id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual([...accepted].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  expect(listed.map(({ id }) => BigInt(id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(
+    [...accepted].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
   for (const plant of listed) expect(plant).toEqual({ id: fromBigInt(BigInt(plant.id)), name: nameOf(BigInt(plant.id)) });
   for (const id of accepted) {
     const { rest, trpc } = await readBack(service, id);

@@ -5,7 +5,16 @@
 // answer /healthz and have answered no 5xx.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAST_PATH_MODES, JSON_WITH_TOKEN, readBack, startHostileService, trpcQuery, type Answer, type HostileService, type Sent } from '../helpers/hostile-service.js';
+import {
+  FAST_PATH_MODES,
+  JSON_WITH_TOKEN,
+  readBack,
+  startHostileService,
+  trpcQuery,
+  type Answer,
+  type HostileService,
+  type Sent,
+} from '../helpers/hostile-service.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
 const BIG = '9223372036854775807';
@@ -54,7 +63,12 @@ describe.each(FAST_PATH_MODES)('int64 markers from outside, FAST_PATH=%s, the bu
   async function storeAndReadBack(name: string, tag: string | undefined, way: 'rest' | 'trpc'): Promise<void> {
     const id = BigInt(nextId++);
     const plant = { id: Number(id), name, ...(tag !== undefined && { tag }) };
-    const answer = await service.send({ method: 'POST', path: way === 'rest' ? '/plants' : '/trpc/createPlant', body: JSON.stringify(plant), headers: JSON_WITH_TOKEN });
+    const answer = await service.send({
+      method: 'POST',
+      path: way === 'rest' ? '/plants' : '/trpc/createPlant',
+      body: JSON.stringify(plant),
+      headers: JSON_WITH_TOKEN,
+    });
     answers.push(answer);
     expect(answer.status, answer.body).toBeLessThan(500);
     if (answer.status !== 200) return;
@@ -83,7 +97,12 @@ describe.each(FAST_PATH_MODES)('int64 markers from outside, FAST_PATH=%s, the bu
 
   it('generated names and tags of NULs, colons, hex digits and escapes read back as written', async () => {
     await fc.assert(
-      fc.asyncProperty(markerLikeName, fc.option(markerLikeName, { nil: undefined }), fc.constantFrom<'rest' | 'trpc'>('rest', 'trpc'), storeAndReadBack),
+      fc.asyncProperty(
+        markerLikeName,
+        fc.option(markerLikeName, { nil: undefined }),
+        fc.constantFrom<'rest' | 'trpc'>('rest', 'trpc'),
+        storeAndReadBack,
+      ),
       { seed: SEED, numRuns: 100 },
     );
     await service.checkAfterBatch();

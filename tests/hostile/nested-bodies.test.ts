@@ -5,7 +5,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../schemas/json-text.js';
-import { FAST_PATH_MODES, JSON_WITH_TOKEN, messageOf, startHostileService, trpcQuery, type HostileService, type Sent } from '../helpers/hostile-service.js';
+import {
+  FAST_PATH_MODES,
+  JSON_WITH_TOKEN,
+  messageOf,
+  startHostileService,
+  trpcQuery,
+  type HostileService,
+  type Sent,
+} from '../helpers/hostile-service.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
 const TOO_DEEP = `is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`;
@@ -31,7 +39,11 @@ const nestedValue = (maxDepth: number) =>
   fc
     .tuple(
       fc.array(fc.constantFrom('[', '{"k":', '[1,', '{"a":1,"b":'), { minLength: 1, maxLength: 3 }),
-      fc.oneof(fc.integer({ min: 1, max: 130 }), fc.integer({ min: MAX_JSON_DEPTH - 2, max: MAX_JSON_DEPTH + 2 }), fc.integer({ min: 130, max: maxDepth })),
+      fc.oneof(
+        fc.integer({ min: 1, max: 130 }),
+        fc.integer({ min: MAX_JSON_DEPTH - 2, max: MAX_JSON_DEPTH + 2 }),
+        fc.integer({ min: 130, max: maxDepth }),
+      ),
       fc.constantFrom('1', '9223372036854775807', '-9223372036854775809', '"x"', '[]', '{}', '4.9999999999999999', 'null', '"\\u0000"'),
     )
     .map(([pattern, depth, innermost]) => {
@@ -56,7 +68,9 @@ const plantWithNesting = (maxDepth: number) =>
   fc.tuple(fc.constantFrom('id', 'name', 'tag', 'extra', 'body'), nestedValue(maxDepth)).map(([position, value]) => {
     if (position === 'body') return value;
     const fields = { id: '777001', name: '"n"', [position]: value };
-    return `{${Object.entries(fields).map(([key, text]) => `"${key}":${text}`).join(',')}}`;
+    return `{${Object.entries(fields)
+      .map(([key, text]) => `"${key}":${text}`)
+      .join(',')}}`;
   });
 
 const IN_BODY = 1_200;
@@ -74,13 +88,21 @@ const hostileRequest: fc.Arbitrary<{ sent: Sent; depth: number; creates: boolean
       case 'trpc':
         return { sent: { method: 'POST', path: '/trpc/createPlant', body: text, headers: JSON_WITH_TOKEN }, depth, creates: true };
       case 'batch':
-        return { sent: { method: 'POST', path: '/trpc/createPlant?batch=1', body: `{"0":${text}}`, headers: JSON_WITH_TOKEN }, depth: depth + 1, creates: true };
+        return {
+          sent: { method: 'POST', path: '/trpc/createPlant?batch=1', body: `{"0":${text}}`, headers: JSON_WITH_TOKEN },
+          depth: depth + 1,
+          creates: true,
+        };
       case 'query':
         return { sent: { method: 'GET', path: trpcQuery('getPlant', text), headers: JSON_WITH_TOKEN }, depth, creates: false };
       case 'list-query':
         return { sent: { method: 'GET', path: trpcQuery('listPlants', text), headers: JSON_WITH_TOKEN }, depth, creates: false };
       default:
-        return { sent: { method, path, body: text, headers: JSON_WITH_TOKEN }, depth, creates: path === '/plants' || path === '/trpc/createPlant' };
+        return {
+          sent: { method, path, body: text, headers: JSON_WITH_TOKEN },
+          depth,
+          creates: path === '/plants' || path === '/trpc/createPlant',
+        };
     }
   });
 

@@ -40,14 +40,17 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expect((await service.exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])('%s in a query is an unknown parameter: 400 naming it, on every REST route', async (name) => {
-    for (const path of [`/plants?${name}=1`, `/plants?limit=5&${name}=x`, `/plants/1?${name}=1`]) {
-      const answer = await service.exchange(rawRequest('GET', path, bearer));
-      expectErrorBody(answer, 400, new RegExp(`unknown parameter.*"${name}"`));
-    }
-    expectErrorBody(await service.exchange(rawRequest('DELETE', `/plants/1?${name}=1`, bearer)), 400, new RegExp(`"${name}"`));
-    await service.checkAfterBatch();
-  });
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    '%s in a query is an unknown parameter: 400 naming it, on every REST route',
+    async (name) => {
+      for (const path of [`/plants?${name}=1`, `/plants?limit=5&${name}=x`, `/plants/1?${name}=1`]) {
+        const answer = await service.exchange(rawRequest('GET', path, bearer));
+        expectErrorBody(answer, 400, new RegExp(`unknown parameter.*"${name}"`));
+      }
+      expectErrorBody(await service.exchange(rawRequest('DELETE', `/plants/1?${name}=1`, bearer)), 400, new RegExp(`"${name}"`));
+      await service.checkAfterBatch();
+    },
+  );
 
   it('a JSON body writing a key twice: 400 naming the key, over REST and /trpc; nothing stored', async () => {
     const bodies: [string, string][] = [
@@ -68,12 +71,17 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       expect(messageOf(query)).toContain('has the key "id" twice in one object');
     }
     // Nested objects and arrays have keys of their own: the same key in two objects is fine.
-    expect((await service.send({ method: 'POST', path: '/trpc/createPlant', body: '{"id": 20003, "name": "fine"}', headers: JSON_WITH_TOKEN })).status).toBe(200);
+    expect(
+      (await service.send({ method: 'POST', path: '/trpc/createPlant', body: '{"id": 20003, "name": "fine"}', headers: JSON_WITH_TOKEN }))
+        .status,
+    ).toBe(200);
     await service.checkAfterBatch([20003]);
   });
 
   it('15 pipelined requests (within MAX_PIPELINED_REQUESTS) are all answered, and nothing but JSON log lines is written', async () => {
-    const requests = Array.from({ length: 15 }, (_, index) => rawRequest('GET', '/healthz', { connection: index === 14 ? 'close' : 'keep-alive' }));
+    const requests = Array.from({ length: 15 }, (_, index) =>
+      rawRequest('GET', '/healthz', { connection: index === 14 ? 'close' : 'keep-alive' }),
+    );
     const answers = await service.pipeline(requests);
     expect(answers.map((answer) => answer.status)).toStrictEqual(Array.from({ length: 15 }, () => 200));
     expect(service.output()).not.toContain('MaxListenersExceededWarning');
@@ -137,7 +145,10 @@ describe('probes called by strangers', () => {
     const later = await service.send({ method: 'GET', path: '/healthz' });
     for (const probe of [stranger, orchestrator, later]) {
       expect(probe.status).toBe(503);
-      expect(JSON.parse(probe.body)).toMatchObject({ error: 503, message: expect.stringMatching(/^not healthy: the event loop stalled for \d+ ms$/) as unknown });
+      expect(JSON.parse(probe.body)).toMatchObject({
+        error: 503,
+        message: expect.stringMatching(/^not healthy: the event loop stalled for \d+ ms$/) as unknown,
+      });
     }
   });
 });

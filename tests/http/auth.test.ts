@@ -47,7 +47,11 @@ describe('bearer authentication on POST /plants', () => {
   });
 
   it('accepts every configured token, with the scheme in any case', async () => {
-    for (const [id, authorization] of [[3, `Bearer ${TEST_TOKEN}`], [4, `Bearer ${OTHER_TOKEN}`], [5, `bearer ${TEST_TOKEN}`]] as const) {
+    for (const [id, authorization] of [
+      [3, `Bearer ${TEST_TOKEN}`],
+      [4, `Bearer ${OTHER_TOKEN}`],
+      [5, `bearer ${TEST_TOKEN}`],
+    ] as const) {
       const response = await postPlant(testApp.app, { id, name: 'ok' }, withAuthorization(authorization));
       expect(response.statusCode).toBe(200);
     }

@@ -34,11 +34,17 @@ describe('CORS', () => {
     const response = await testApp.app.inject({
       method: 'OPTIONS',
       url: '/plants/1',
-      headers: { origin: ALLOWED, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, content-type, if-match' },
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'authorization, content-type, if-match',
+      },
     });
     expect(response.statusCode).toBe(204);
     expect(String(response.headers['access-control-allow-methods']).split(/, */)).toContain('PATCH');
-    expect(String(response.headers['access-control-allow-headers']).toLowerCase().split(/, */)).toEqual(expect.arrayContaining(['if-match', 'if-none-match']));
+    expect(String(response.headers['access-control-allow-headers']).toLowerCase().split(/, */)).toEqual(
+      expect.arrayContaining(['if-match', 'if-none-match']),
+    );
     const created = await postPlant(testApp.app, { id: 3, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
     expect(created.headers.etag).toMatch(/^"/);
     expect(String(created.headers['access-control-expose-headers']).split(/, */)).toContain('etag');
@@ -55,7 +61,10 @@ describe('CORS', () => {
       const response = await testApp.app.inject({ method: 'OPTIONS', url: '/plants', headers });
       expect(response.statusCode).toBe(400);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(response.json()).toStrictEqual({ error: 400, message: 'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method' });
+      expect(response.json()).toStrictEqual({
+        error: 400,
+        message: 'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method',
+      });
     }
     const trpc = await testApp.app.inject({ method: 'OPTIONS', url: '/trpc/createPlant', headers: { origin: ALLOWED } });
     expect(trpc.statusCode).toBe(400);

@@ -26,7 +26,11 @@ afterAll(async () => {
 
 describe('errors raised by Fastify answer the Error shape', () => {
   it('400 for malformed JSON', async () => {
-    expectErrorBody(await postPlant(testApp.app, '{"id": 1, "name": '), 400, 'the request body is not valid JSON: Unexpected end of JSON input');
+    expectErrorBody(
+      await postPlant(testApp.app, '{"id": 1, "name": '),
+      400,
+      'the request body is not valid JSON: Unexpected end of JSON input',
+    );
     expectErrorBody(await postPlant(testApp.app, "{'id': 1}"), 400, /^the request body is not valid JSON: .*position 1/);
   });
 
@@ -58,13 +62,19 @@ describe('errors raised by Fastify answer the Error shape', () => {
       const response = await postPlant(testApp.app, 'id=1&name=x', { ...authHeaders(), 'content-type': type });
       expectErrorBody(response, 415, message);
     }
-    const untyped = await testApp.app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TEST_TOKEN}` }, payload: '{"id": 1}' });
+    const untyped = await testApp.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      payload: '{"id": 1}',
+    });
     expectErrorBody(untyped, 415, message);
   });
 
   it('400 for a POST with no body at all, to any spelling of the path trpc-to-openapi answers', async () => {
     const post = (url: string) => testApp.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
-    for (const url of ['/plants', '/plants/', '/PLANTS', '/Plants?x=1']) expectErrorBody(await post(url), 400, 'the request body must be a JSON object');
+    for (const url of ['/plants', '/plants/', '/PLANTS', '/Plants?x=1'])
+      expectErrorBody(await post(url), 400, 'the request body must be a JSON object');
     expectErrorBody(await post('/plants//'), 404, 'no route for POST /plants//');
   });
 

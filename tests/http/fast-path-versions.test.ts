@@ -44,7 +44,11 @@ async function startWithLogs() {
 }
 
 async function getPlantOverTrpc(app: TestApp['app']) {
-  const response = await app.inject({ method: 'GET', url: `/trpc/getPlant?input=${encodeURIComponent('{"id":1}')}`, headers: authHeaders() });
+  const response = await app.inject({
+    method: 'GET',
+    url: `/trpc/getPlant?input=${encodeURIComponent('{"id":1}')}`,
+    headers: authHeaders(),
+  });
   return { status: response.statusCode, body: response.json<unknown>() };
 }
 

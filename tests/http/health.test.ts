@@ -44,7 +44,10 @@ describe('health probes', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const stalled = await app.inject({ method: 'GET', url: '/healthz' });
       expect(stalled.statusCode).toBe(503);
-      expect(stalled.json()).toStrictEqual({ error: 503, message: expect.stringMatching(/^not healthy: the event loop stalled for \d+ ms$/) as unknown });
+      expect(stalled.json()).toStrictEqual({
+        error: 503,
+        message: expect.stringMatching(/^not healthy: the event loop stalled for \d+ ms$/) as unknown,
+      });
       expect(Number(/(\d+) ms/.exec(stalled.json<{ message: string }>().message)?.[1])).toBeGreaterThan(1_000);
       // The signal holds for a while: a stranger's probe cannot take it from the orchestrator's.
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(503);
@@ -69,7 +72,10 @@ describe('health probes', () => {
     const [ready, live] = await Promise.all([readiness.closed, liveness.closed]);
     held.socket.destroy();
     await closing;
-    expect(parseResponse(ready.data)).toStrictEqual({ status: 503, body: { error: 503, message: 'not ready: the service is shutting down' } });
+    expect(parseResponse(ready.data)).toStrictEqual({
+      status: 503,
+      body: { error: 503, message: 'not ready: the service is shutting down' },
+    });
     expect(parseResponse(live.data)).toStrictEqual({ status: 200, body: { status: 'ok' } });
     for (const { data } of [ready, live]) expect(data.toLowerCase()).toContain('\r\nconnection: close\r\n');
   });

@@ -19,7 +19,10 @@ const del = (url: string, headers: Record<string, string> = auth) => testApp.app
 
 async function store(...ids: (number | bigint)[]) {
   for (const id of ids) {
-    const response = await postPlant(testApp.app, int64Json.stringify({ id, name: `plant ${id}`, ...(typeof id === 'number' && id % 2 === 0 && { tag: 'even' }) }));
+    const response = await postPlant(
+      testApp.app,
+      int64Json.stringify({ id, name: `plant ${id}`, ...(typeof id === 'number' && id % 2 === 0 && { tag: 'even' }) }),
+    );
     expect(response.statusCode, response.body).toBe(200);
   }
 }
@@ -148,12 +151,21 @@ describe('DELETE /plants/{id}', () => {
 
   it('takes a DELETE that says Content-Type: application/json with no body', async () => {
     await store(5);
-    const response = await testApp.app.inject({ method: 'DELETE', url: '/plants/5', headers: { ...auth, 'content-type': 'application/json' } });
+    const response = await testApp.app.inject({
+      method: 'DELETE',
+      url: '/plants/5',
+      headers: { ...auth, 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(204);
   });
 
   it('reads a DELETE body of only a byte-order mark as an empty body, not as no body', async () => {
-    const response = await testApp.app.inject({ method: 'DELETE', url: '/plants/5', headers: { ...auth, 'content-type': 'application/json' }, payload: Buffer.from([0xef, 0xbb, 0xbf]) });
+    const response = await testApp.app.inject({
+      method: 'DELETE',
+      url: '/plants/5',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: Buffer.from([0xef, 0xbb, 0xbf]),
+    });
     expectError(response, 400, 'the request body is empty: send a JSON object');
   });
 

@@ -18,7 +18,8 @@ async function pipeline(requests: string[], headRequests: ReadonlySet<number> = 
   const socket = await openRawSocket(listening.url);
   socket.write(requests.join(''));
   const deadline = Date.now() + 10_000;
-  while (splitResponses(socket.received(), headRequests).length < requests.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (splitResponses(socket.received(), headRequests).length < requests.length && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 5));
   socket.socket.destroy();
   return splitResponses(socket.received(), headRequests);
 }
@@ -41,7 +42,11 @@ describe('pipelined requests', () => {
   });
 
   it('POST, DELETE, GET of one plant written back to back answer 200, 204, 404, and leave nothing stored', async () => {
-    const answers = await pipeline([request('POST', '/plants', '{"id":7777,"name":"Pipelined"}'), request('DELETE', '/plants/7777'), request('GET', '/plants/7777')]);
+    const answers = await pipeline([
+      request('POST', '/plants', '{"id":7777,"name":"Pipelined"}'),
+      request('DELETE', '/plants/7777'),
+      request('GET', '/plants/7777'),
+    ]);
     expect(answers.map((answer) => answer.status)).toStrictEqual([200, 204, 404]);
     expect(await listening.testApp.plants.countDocuments({ name: 'Pipelined' })).toBe(0);
   });

@@ -46,7 +46,12 @@ describe("the README's curl session, against a live service", () => {
     expect(setUp[1]).toMatch(/^URL=/);
     expect(steps.filter((step) => step.prints !== undefined).length).toBeGreaterThanOrEqual(12);
     const separator = '\n--- next command ---\n';
-    const script = [`TOKEN=${TEST_TOKEN}`, `URL=${url}`, ...setUp.slice(2), ...steps.map((step) => `${step.command}; printf '${separator.replaceAll('\n', '\\n')}'`)].join('\n');
+    const script = [
+      `TOKEN=${TEST_TOKEN}`,
+      `URL=${url}`,
+      ...setUp.slice(2),
+      ...steps.map((step) => `${step.command}; printf '${separator.replaceAll('\n', '\\n')}'`),
+    ].join('\n');
     const bash = spawn('bash', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     bash.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -54,7 +59,11 @@ describe("the README's curl session, against a live service", () => {
     expect(code).toBe(0);
     const printed = output.split(separator).slice(0, steps.length);
     expect(printed).toHaveLength(steps.length);
-    const documented = steps.flatMap((step, index) => (step.prints === undefined ? [] : [{ command: step.command, prints: printed[index] }]));
-    expect(documented).toStrictEqual(steps.flatMap((step) => (step.prints === undefined ? [] : [{ command: step.command, prints: step.prints }])));
+    const documented = steps.flatMap((step, index) =>
+      step.prints === undefined ? [] : [{ command: step.command, prints: printed[index] }],
+    );
+    expect(documented).toStrictEqual(
+      steps.flatMap((step) => (step.prints === undefined ? [] : [{ command: step.command, prints: step.prints }])),
+    );
   }, 60_000);
 });

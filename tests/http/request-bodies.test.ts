@@ -19,12 +19,20 @@ let nextId = 7_000_000 + Math.floor(Math.random() * 1_000_000);
 async function sendInPieces(path: string, pieces: Buffer[], framing: 'content-length' | 'chunked') {
   const socket = await openRawSocket(listening.url);
   const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
-  const headers = [`POST ${path} HTTP/1.1`, 'host: localhost', 'content-type: application/json', `authorization: Bearer ${TEST_TOKEN}`, 'connection: close'];
+  const headers = [
+    `POST ${path} HTTP/1.1`,
+    'host: localhost',
+    'content-type: application/json',
+    `authorization: Bearer ${TEST_TOKEN}`,
+    'connection: close',
+  ];
   headers.push(framing === 'chunked' ? 'transfer-encoding: chunked' : `content-length: ${length}`);
   socket.write(`${headers.join('\r\n')}\r\n\r\n`);
   for (const piece of pieces) {
     await sleep(30);
-    socket.write(framing === 'chunked' ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
+    socket.write(
+      framing === 'chunked' ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece,
+    );
   }
   if (framing === 'chunked') socket.write('0\r\n\r\n');
   const { data } = await socket.closed;

@@ -14,7 +14,7 @@ describe('request ids', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('count on across the counter\'s parts, and draw a new prefix after 2^48 ids', () => {
+  it("count on across the counter's parts, and draw a new prefix after 2^48 ids", () => {
     const counterOf = (id: string) => BigInt(`0x${id.slice(-12)}`);
     const carrying = createRequestIdGenerator({ high: 41, low: 16 ** 7 - 2 });
     const ids = [carrying(), carrying(), carrying(), carrying()];

@@ -17,10 +17,14 @@ beforeEach(async () => {
 
 const send = (method: string, path: string, headers: Record<string, string> = auth, body?: string) =>
   fetch(new URL(path, service.url), { method, headers, ...(body !== undefined && { body }) });
-const patch = (path: string, body: unknown, headers: Record<string, string> = MERGE_PATCH) => send('PATCH', path, headers, typeof body === 'string' ? body : JSON.stringify(body));
+const patch = (path: string, body: unknown, headers: Record<string, string> = MERGE_PATCH) =>
+  send('PATCH', path, headers, typeof body === 'string' ? body : JSON.stringify(body));
 
 async function create(plant: { id: number | bigint; name: string; tag?: string }): Promise<Response> {
-  const body = JSON.stringify(plant, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)).replace(/"id":"(-?\d+)"/, '"id":$1');
+  const body = JSON.stringify(plant, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)).replace(
+    /"id":"(-?\d+)"/,
+    '"id":$1',
+  );
   const response = await send('POST', '/plants', { ...auth, 'content-type': 'application/json' }, body);
   expect(response.status, await response.clone().text()).toBe(200);
   return response;
@@ -80,7 +84,11 @@ describe('PATCH /plants/{id}', () => {
     const changed = await patch('/plants/5', { tag: 'kept' }, { ...MERGE_PATCH, 'if-match': etag });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
-    await expectError(await patch('/plants/5', { tag: 'again' }, { ...MERGE_PATCH, 'if-match': etag }), 412, 'the plant with id 5 has changed');
+    await expectError(
+      await patch('/plants/5', { tag: 'again' }, { ...MERGE_PATCH, 'if-match': etag }),
+      412,
+      'the plant with id 5 has changed',
+    );
   });
 
   it.each([
@@ -106,7 +114,11 @@ describe('PATCH /plants/{id}', () => {
   it('answers 415 for other media types, and a merge patch is refused where it is not declared', async () => {
     await create({ id: 1, name: 'Fern' });
     await expectError(await patch('/plants/1', '{"name":"x"}', { ...auth, 'content-type': 'text/plain' }), 415, 'the body must be JSON');
-    await expectError(await send('POST', '/plants', MERGE_PATCH, '{"id":3,"name":"x"}'), 415, 'send it with Content-Type: application/json');
+    await expectError(
+      await send('POST', '/plants', MERGE_PATCH, '{"id":3,"name":"x"}'),
+      415,
+      'send it with Content-Type: application/json',
+    );
     expect(await service.testApp.plants.countDocuments({})).toBe(1);
   });
 
@@ -114,7 +126,11 @@ describe('PATCH /plants/{id}', () => {
     await expectError(await patch('/plants/404', { name: 'x' }), 404, 'no plant with id 404');
     await expectError(await patch('/plants/404', { name: 'x' }, { ...MERGE_PATCH, 'if-match': '"nope"' }), 404, 'no plant with id 404');
     await expectError(await patch('/plants/404', { name: 'x' }, { ...MERGE_PATCH, 'if-match': '*' }), 404, 'no plant with id 404');
-    await expectError(await patch('/plants/1', { name: 'x' }, { 'content-type': 'application/merge-patch+json' }), 401, 'missing bearer token');
+    await expectError(
+      await patch('/plants/1', { name: 'x' }, { 'content-type': 'application/merge-patch+json' }),
+      401,
+      'missing bearer token',
+    );
     await expectError(await patch('/plants/fern', { name: 'x' }), 400, 'id must be an integer');
   });
 });
@@ -122,9 +138,17 @@ describe('PATCH /plants/{id}', () => {
 describe('If-Match', () => {
   it('changes only while the tag matches (one of a list, or *); 412 changes nothing', async () => {
     const etag = (await create({ id: 1, name: 'Fern', tag: 'shade' })).headers.get('etag') ?? '';
-    await expectError(await patch('/plants/1', { name: 'x' }, { ...MERGE_PATCH, 'if-match': '"other"' }), 412, 'the plant with id 1 has changed');
+    await expectError(
+      await patch('/plants/1', { name: 'x' }, { ...MERGE_PATCH, 'if-match': '"other"' }),
+      412,
+      'the plant with id 1 has changed',
+    );
     await expectError(await patch('/plants/1', { name: 'x' }, { ...MERGE_PATCH, 'if-match': `W/${etag}` }), 412, 'has changed');
-    await expectError(await patch('/plants/1', { name: 'x' }, { ...MERGE_PATCH, 'if-match': 'not-quoted' }), 400, 'If-Match must be * or a comma-separated list of entity tags');
+    await expectError(
+      await patch('/plants/1', { name: 'x' }, { ...MERGE_PATCH, 'if-match': 'not-quoted' }),
+      400,
+      'If-Match must be * or a comma-separated list of entity tags',
+    );
     expect(await (await send('GET', '/plants/1')).json()).toEqual({ id: 1, name: 'Fern', tag: 'shade' });
     const listed = await patch('/plants/1', { name: 'Lady fern' }, { ...MERGE_PATCH, 'if-match': `"a", ${etag}` });
     expect(listed.status).toBe(200);
@@ -162,14 +186,24 @@ describe('If-None-Match on GET /plants/{id}', () => {
 
 describe('GET /plants?tag=', () => {
   it('answers only the plants with exactly that tag, in ascending ids, paged with the filter kept in Link', async () => {
-    for (const [id, tag] of [[5, 'a'], [1, 'a'], [2, 'b'], [3, 'A'], [4, 'a'], [9007199254740993n, 'a'], [6, undefined]] as const) {
+    for (const [id, tag] of [
+      [5, 'a'],
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'A'],
+      [4, 'a'],
+      [9007199254740993n, 'a'],
+      [6, undefined],
+    ] as const) {
       await create({ id, name: `plant ${id}`, ...(tag !== undefined && { tag }) });
     }
     const first = await send('GET', '/plants?tag=a&limit=2');
     expect(await first.text()).toBe('[{"id":1,"name":"plant 1","tag":"a"},{"id":4,"name":"plant 4","tag":"a"}]');
     expect(first.headers.get('link')).toBe('</plants?tag=a&limit=2&after=4>; rel="next"');
     const second = await send('GET', '/plants?tag=a&limit=2&after=4');
-    expect(await second.text()).toBe('[{"id":5,"name":"plant 5","tag":"a"},{"id":9007199254740993,"name":"plant 9007199254740993","tag":"a"}]');
+    expect(await second.text()).toBe(
+      '[{"id":5,"name":"plant 5","tag":"a"},{"id":9007199254740993,"name":"plant 9007199254740993","tag":"a"}]',
+    );
     expect(second.headers.get('link')).toBeNull();
     expect(await (await send('GET', '/plants?tag=a&limit=2&after=9007199254740993')).json()).toEqual([]);
     expect(await (await send('GET', '/plants?tag=A')).json()).toEqual([{ id: 3, name: 'plant 3', tag: 'A' }]);
@@ -194,7 +228,12 @@ describe('over /trpc and in process', () => {
     const got = await send('GET', `/trpc/getPlant?input=${encodeURIComponent('{"id":1}')}`);
     expect(got.status).toBe(200);
     expect(got.headers.get('etag')).toBe(etag);
-    const updated = await send('POST', '/trpc/updatePlant', { ...auth, 'content-type': 'application/json' }, `{"id":1,"name":"Bracken","ifMatch":${JSON.stringify(etag)}}`);
+    const updated = await send(
+      'POST',
+      '/trpc/updatePlant',
+      { ...auth, 'content-type': 'application/json' },
+      `{"id":1,"name":"Bracken","ifMatch":${JSON.stringify(etag)}}`,
+    );
     expect(updated.status).toBe(200);
     expect(updated.headers.get('etag')).toBe((await send('GET', '/plants/1')).headers.get('etag'));
     expect(updated.headers.get('etag')).not.toBe(etag);
@@ -206,7 +245,11 @@ describe('over /trpc and in process', () => {
     const failed = await client.updatePlant.mutate({ id: 1, name: 'x', ifMatch: '"old"' }).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(TRPCClientError);
     expect((failed as TRPCClientError<never>).data).toMatchObject({ code: 'PRECONDITION_FAILED', httpStatus: 412 });
-    expect(await client.updatePlant.mutate({ id: 1, name: 'Lady fern', ifMatch: etag })).toEqual({ id: 1n, name: 'Lady fern', tag: 'shade' });
+    expect(await client.updatePlant.mutate({ id: 1, name: 'Lady fern', ifMatch: etag })).toEqual({
+      id: 1n,
+      name: 'Lady fern',
+      tag: 'shade',
+    });
     expect(await client.updatePlant.mutate({ id: 1, tag: null })).toEqual({ id: 1n, name: 'Lady fern' });
     const missing = await client.updatePlant.mutate({ id: 2, name: 'x' }).catch((error: unknown) => error);
     expect((missing as TRPCClientError<never>).data).toMatchObject({ code: 'NOT_FOUND' });

@@ -11,12 +11,32 @@ import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
 import { MongoPlantStore } from '../../server/plants/mongo-plant-store.js';
 import { authHeaders, TEST_TOKEN, useListeningTestApp } from '../helpers/app.js';
 
-const EDGES = ['9223372036854775807', '-9223372036854775808', '9007199254740993', '9007199254740992', '-9007199254740993', '9007199254740991'];
+const EDGES = [
+  '9223372036854775807',
+  '-9223372036854775808',
+  '9007199254740993',
+  '9007199254740992',
+  '-9007199254740993',
+  '9007199254740991',
+];
 const RANGE = 'id must be an integer from -9223372036854775808 to 9223372036854775807';
 /** Numbers that are not integers, though JSON.parse reads most of them as one. */
-const NON_INTEGERS = ['4.9999999999999999', '-4.9999999999999999', '1e-400', '9007199254740991.4', '77.00000000000000001', '9007199254740993.5', '0.5'];
+const NON_INTEGERS = [
+  '4.9999999999999999',
+  '-4.9999999999999999',
+  '1e-400',
+  '9007199254740991.4',
+  '77.00000000000000001',
+  '9007199254740993.5',
+  '0.5',
+];
 /** Integers written with a fraction or an exponent, and the integer each writes. */
-const SMALL_INTEGER_SPELLINGS: [string, number][] = [['1.0', 1], ['1e3', 1000], ['1.5e1', 15], ['-2.50e1', -25]];
+const SMALL_INTEGER_SPELLINGS: [string, number][] = [
+  ['1.0', 1],
+  ['1e3', 1000],
+  ['1.5e1', 15],
+  ['-2.50e1', -25],
+];
 const NOT_STORED = 'not an integer';
 
 const service = useListeningTestApp();
@@ -45,7 +65,12 @@ describe('POST /plants', () => {
     const again = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload });
     expect(again.statusCode).toBe(200);
     expect(await service.testApp.plants.countDocuments({ _id: Long.fromString(id) })).toBe(1);
-    const other = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: `{"id": ${id}, "name": "another"}` });
+    const other = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: authHeaders(),
+      payload: `{"id": ${id}, "name": "another"}`,
+    });
     expect(other.statusCode).toBe(409);
     expect(other.json()).toEqual({ error: 409, message: `a plant with id ${id} already exists with a different name or tag` });
   });
@@ -56,7 +81,12 @@ describe('POST /plants', () => {
   });
 
   it('takes integers written with a fraction or an exponent exactly', async () => {
-    const response = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: '{"id": 9.007199254740995e15, "name": "exponent"}' });
+    const response = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: authHeaders(),
+      payload: '{"id": 9.007199254740995e15, "name": "exponent"}',
+    });
     expect(response.statusCode, response.body).toBe(200);
     expect(await storedId('9007199254740995')).toBe('9007199254740995');
   });
@@ -69,26 +99,46 @@ describe('POST /plants', () => {
     ['1e400', RANGE],
     ['"9007199254740993"', 'id must be an integer'],
   ])('refuses %s with 400, naming the range', async (id, message) => {
-    const response = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: `{"id": ${id}, "name": "out of range"}` });
+    const response = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: authHeaders(),
+      payload: `{"id": ${id}, "name": "out of range"}`,
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json<{ message: string }>().message).toMatch(message);
   });
 
   it.each(SMALL_INTEGER_SPELLINGS)('takes %s as the integer %i it writes', async (token, id) => {
-    const response = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: `{"id": ${token}, "name": "spelled ${token}"}` });
+    const response = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: authHeaders(),
+      payload: `{"id": ${token}, "name": "spelled ${token}"}`,
+    });
     expect(response.statusCode, response.body).toBe(200);
     expect(await service.testApp.plants.countDocuments({ _id: Long.fromNumber(id), name: `spelled ${token}` })).toBe(1);
   });
 
   it.each(NON_INTEGERS)('refuses %s, which is not an integer, with 400 "id must be an integer", storing nothing', async (token) => {
-    const response = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: `{"id": ${token}, "name": "${NOT_STORED}"}` });
+    const response = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: authHeaders(),
+      payload: `{"id": ${token}, "name": "${NOT_STORED}"}`,
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ error: 400, message: 'id must be an integer' });
     expect(await service.testApp.plants.countDocuments({ name: NOT_STORED })).toBe(0);
   });
 
   it('reports a malformed body with big numbers in the words of the text the client sent', async () => {
-    const response = await service.testApp.app.inject({ method: 'POST', url: '/plants', headers: authHeaders(), payload: '{"id": 9223372036854775807, "name": }' });
+    const response = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: authHeaders(),
+      payload: '{"id": 9223372036854775807, "name": }',
+    });
     expect(response.statusCode).toBe(400);
     const { message } = response.json<{ message: string }>();
     expect(message).toMatch(/^the request body is not valid JSON: Unexpected token '}'/);
@@ -108,20 +158,37 @@ describe('POST /trpc/createPlant with a plain JSON body', () => {
   });
 
   it('refuses an id outside int64 with BAD_REQUEST', async () => {
-    const response = await service.testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload: '{"id": 9223372036854775808, "name": "x"}' });
+    const response = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/createPlant',
+      headers: authHeaders(),
+      payload: '{"id": 9223372036854775808, "name": "x"}',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { message: RANGE, data: { code: 'BAD_REQUEST' } } });
   });
 
-  it.each(NON_INTEGERS)('refuses %s, which is not an integer, with BAD_REQUEST "id must be an integer", in a body and in a query input', async (token) => {
-    const created = await service.testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload: `{"id": ${token}, "name": "${NOT_STORED}"}` });
-    const fetched = await service.testApp.app.inject({ method: 'GET', url: `/trpc/getPlant?input=${encodeURIComponent(`{"id":${token}}`)}`, headers: authHeaders() });
-    for (const response of [created, fetched]) {
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ error: { message: 'id must be an integer', data: { code: 'BAD_REQUEST' } } });
-    }
-    expect(await service.testApp.plants.countDocuments({ name: NOT_STORED })).toBe(0);
-  });
+  it.each(NON_INTEGERS)(
+    'refuses %s, which is not an integer, with BAD_REQUEST "id must be an integer", in a body and in a query input',
+    async (token) => {
+      const created = await service.testApp.app.inject({
+        method: 'POST',
+        url: '/trpc/createPlant',
+        headers: authHeaders(),
+        payload: `{"id": ${token}, "name": "${NOT_STORED}"}`,
+      });
+      const fetched = await service.testApp.app.inject({
+        method: 'GET',
+        url: `/trpc/getPlant?input=${encodeURIComponent(`{"id":${token}}`)}`,
+        headers: authHeaders(),
+      });
+      for (const response of [created, fetched]) {
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toMatchObject({ error: { message: 'id must be an integer', data: { code: 'BAD_REQUEST' } } });
+      }
+      expect(await service.testApp.plants.countDocuments({ name: NOT_STORED })).toBe(0);
+    },
+  );
 });
 
 describe('the typed client', () => {
@@ -129,7 +196,9 @@ describe('the typed client', () => {
   const client = () => createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
 
   it.each(EDGES)('stores %s given as a bigint', async (id) => {
-    await expect(client().createPlant.mutate({ id: BigInt(id), name: nameFor('client', id) })).resolves.toEqual({ name: nameFor('client', id) });
+    await expect(client().createPlant.mutate({ id: BigInt(id), name: nameFor('client', id) })).resolves.toEqual({
+      name: nameFor('client', id),
+    });
     expect(await storedId(id)).toBe(id);
   });
 
@@ -143,9 +212,10 @@ describe('the in-process caller', () => {
   beforeAll(emptyStore);
   const caller = () =>
     createCaller(
-      createContextFactory({ store: new MongoPlantStore(service.testApp.db, { w: 'majority', journal: true }), verifyToken: createTokenVerifier([TEST_TOKEN]) })(
-        `Bearer ${TEST_TOKEN}`,
-      ),
+      createContextFactory({
+        store: new MongoPlantStore(service.testApp.db, { w: 'majority', journal: true }),
+        verifyToken: createTokenVerifier([TEST_TOKEN]),
+      })(`Bearer ${TEST_TOKEN}`),
     );
 
   it.each(EDGES)('stores %s given as a bigint', async (id) => {
@@ -169,7 +239,12 @@ describe('the OpenAPI document', () => {
     const response = await service.testApp.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(response.body).toContain('"minimum":-9223372036854775808,"maximum":9223372036854775807');
     const document = int64Json.parse(response.body) as { components: { schemas: { NewPlant: { properties: { id: unknown } } } } };
-    expect(document.components.schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64', minimum: -(2n ** 63n), maximum: 2n ** 63n - 1n });
+    expect(document.components.schemas.NewPlant.properties.id).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+      minimum: -(2n ** 63n),
+      maximum: 2n ** 63n - 1n,
+    });
     expect(response.body).toContain('9007199254740993');
   });
 });

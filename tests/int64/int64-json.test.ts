@@ -47,7 +47,10 @@ describe.each(WAYS)('%s', (_way, json) => {
     });
 
     it('leaves numbers in strings and non-integers as JSON.parse reads them', () => {
-      expect(json.parse('{"note":"9007199254740993","ratio":0.9007199254740993}')).toEqual({ note: '9007199254740993', ratio: 0.9007199254740993 });
+      expect(json.parse('{"note":"9007199254740993","ratio":0.9007199254740993}')).toEqual({
+        note: '9007199254740993',
+        ratio: 0.9007199254740993,
+      });
     });
   });
 
@@ -65,16 +68,22 @@ describe.each(WAYS)('%s', (_way, json) => {
       expect(json.parse(`{"id":${token}}`)).toEqual({ id: value });
     });
 
-    it.each(['4.9999999999999999', '-4.9999999999999999', '1e-400', '9007199254740991.4', '77.00000000000000001', '9223372036854775807.5', '12345678901234567890123.5', '1.00000000000000000000001e5'])(
-      'reads %s, which JSON.parse rounds to an integer, as a number that is not an integer',
-      (token) => {
-        expect(Number.isInteger(JSON.parse(token))).toBe(true);
-        const { id } = json.parse(`{"id":${token}}`) as { id: unknown };
-        expect(typeof id).toBe('number');
-        expect(Number.isInteger(id)).toBe(false);
-        expect(Math.sign(id as number)).toBe(token.startsWith('-') ? -1 : 1);
-      },
-    );
+    it.each([
+      '4.9999999999999999',
+      '-4.9999999999999999',
+      '1e-400',
+      '9007199254740991.4',
+      '77.00000000000000001',
+      '9223372036854775807.5',
+      '12345678901234567890123.5',
+      '1.00000000000000000000001e5',
+    ])('reads %s, which JSON.parse rounds to an integer, as a number that is not an integer', (token) => {
+      expect(Number.isInteger(JSON.parse(token))).toBe(true);
+      const { id } = json.parse(`{"id":${token}}`) as { id: unknown };
+      expect(typeof id).toBe('number');
+      expect(Number.isInteger(id)).toBe(false);
+      expect(Math.sign(id as number)).toBe(token.startsWith('-') ? -1 : 1);
+    });
 
     it('reads every int64 in every spelling exactly', () => {
       fc.assert(
@@ -152,7 +161,10 @@ describe('walks over parsed values', () => {
     for (let depth = 0; depth < 10_000; depth += 1) deep = [deep];
     const cyclic: Record<string, unknown> = { id: 1 };
     cyclic.self = cyclic;
-    for (const value of [deep, cyclic]) expect(() => int64Json.mark(value)).toThrow(`a value nested more than ${MAX_JSON_DEPTH} levels deep (or cyclic) cannot be written as JSON`);
+    for (const value of [deep, cyclic])
+      expect(() => int64Json.mark(value)).toThrow(
+        `a value nested more than ${MAX_JSON_DEPTH} levels deep (or cyclic) cannot be written as JSON`,
+      );
     let ok: unknown = [1n];
     for (let depth = 1; depth < MAX_JSON_DEPTH; depth += 1) ok = [ok];
     expect(int64Json.stringify(ok)).toBe(`${'['.repeat(MAX_JSON_DEPTH)}1${']'.repeat(MAX_JSON_DEPTH)}`);
@@ -171,14 +183,17 @@ describe("the runtime's JSON where it has JSON.rawJSON and source text, markers 
     expect(createInt64Json({ markersOnly: true }).writesMarkers).toBe(true);
   });
 
-  it.each(WAYS)('%s: any JSON.stringify writes writable values exactly, once unmarkText has run where markers are written', (_way, json) => {
-    for (const writable of [json.writable(value), json.transformer.serialize(value)]) {
-      const written = JSON.stringify(writable);
-      expect(json.writesMarkers ? json.unmarkText(written) : written).toBe(text);
-    }
-    expect(json.stringify(value)).toBe(text);
-    expect(json.writable({ id: 7 })).toStrictEqual({ id: 7 });
-  });
+  it.each(WAYS)(
+    '%s: any JSON.stringify writes writable values exactly, once unmarkText has run where markers are written',
+    (_way, json) => {
+      for (const writable of [json.writable(value), json.transformer.serialize(value)]) {
+        const written = JSON.stringify(writable);
+        expect(json.writesMarkers ? json.unmarkText(written) : written).toBe(text);
+      }
+      expect(json.stringify(value)).toBe(text);
+      expect(json.writable({ id: 7 })).toStrictEqual({ id: 7 });
+    },
+  );
 
   it("parse hands the parser the client's own text where the runtime has source text, else the text with markers", () => {
     const seen: string[] = [];

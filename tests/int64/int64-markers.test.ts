@@ -23,7 +23,8 @@ afterAll(async () => {
   await testApp.close();
 });
 
-const inject = (method: 'GET' | 'POST', url: string, payload?: string) => testApp.app.inject({ method, url, headers: authHeaders(), ...(payload !== undefined && { payload }) });
+const inject = (method: 'GET' | 'POST', url: string, payload?: string) =>
+  testApp.app.inject({ method, url, headers: authHeaders(), ...(payload !== undefined && { payload }) });
 const trpcGet = (path: string, input: string) => inject('GET', `/trpc/${path}?input=${encodeURIComponent(input)}`);
 
 describe('forged markers', () => {

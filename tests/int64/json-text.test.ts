@@ -21,7 +21,8 @@ describe('scanJsonText: nesting', () => {
   });
 
   it('refuses 8,000 levels (the body that ended the process) and a megabyte of them, without recursion', () => {
-    for (const depth of [8_000, 1_000_000]) expect(() => scanJsonText(`{"id":9223372036854775807,"tag":${nested(depth)}}`)).toThrow(tooDeep);
+    for (const depth of [8_000, 1_000_000])
+      expect(() => scanJsonText(`{"id":9223372036854775807,"tag":${nested(depth)}}`)).toThrow(tooDeep);
   });
 
   it('counts no bracket inside a string, escaped quotes and backslashes included', () => {
@@ -45,28 +46,46 @@ describe('scanJsonText: nesting', () => {
       return undefined;
     })();
     expect(error).toBeInstanceOf(JsonTextError);
-    expect((error as JsonTextError).messageFor('the request body')).toBe(`the request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`);
+    expect((error as JsonTextError).messageFor('the request body')).toBe(
+      `the request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
+    );
   });
 });
 
 /** A number token JSON.parse reads exactly as an integer: at most 15 digits, or 16 below 9×10^15. */
-const isPlainSafeInteger = (token: string) => /^-?\d+$/.test(token) && (token.replace('-', '').length < 16 || (token.replace('-', '').length === 16 && !token.replace('-', '').startsWith('9')));
+const isPlainSafeInteger = (token: string) =>
+  /^-?\d+$/.test(token) &&
+  (token.replace('-', '').length < 16 || (token.replace('-', '').length === 16 && !token.replace('-', '').startsWith('9')));
 
 /** Number tokens in every spelling: plain integers of any length, fractions, exponents, signs. */
 const numberToken = fc.oneof(
   fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }).map(String),
   fc.integer().map(String),
   fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.stringMatching(/^\d{1,25}$/)).map(([whole, fraction]) => `${whole}.${fraction}`),
-  fc.tuple(fc.stringMatching(/^-?[1-9]\d{0,20}(\.\d{1,20})?$/), fc.constantFrom('e', 'E', 'e+', 'e-', 'E-'), fc.integer({ min: 0, max: 500 })).map(([mantissa, e, exponent]) => `${mantissa}${e}${exponent}`),
+  fc
+    .tuple(
+      fc.stringMatching(/^-?[1-9]\d{0,20}(\.\d{1,20})?$/),
+      fc.constantFrom('e', 'E', 'e+', 'e-', 'E-'),
+      fc.integer({ min: 0, max: 500 }),
+    )
+    .map(([mantissa, e, exponent]) => `${mantissa}${e}${exponent}`),
   fc.constantFrom('9007199254740993', '8999999999999999', '9000000000000000', '1000000000000000', '-0', '0', '1.0', '1e3'),
 );
 
 /** A string that JSON writes with its escapes, holding digits, quotes, backslashes, brackets and NULs. */
-const stringToken = fc.string({ unit: fc.constantFrom('9', '1', 'e', '.', '-', '"', '\\', '[', '{', '\u0000', 'a', ' '), maxLength: 30 }).map((text) => JSON.stringify(text));
+const stringToken = fc
+  .string({ unit: fc.constantFrom('9', '1', 'e', '.', '-', '"', '\\', '[', '{', '\u0000', 'a', ' '), maxLength: 30 })
+  .map((text) => JSON.stringify(text));
 
 /** A JSON text and, in order, the number tokens in it (outside strings). */
 const jsonWithNumbers: fc.Arbitrary<{ text: string; numbers: string[]; nulStrings: number }> = fc
-  .array(fc.oneof(numberToken.map((token) => ({ token, isNumber: true })), stringToken.map((token) => ({ token, isNumber: false }))), { maxLength: 12 })
+  .array(
+    fc.oneof(
+      numberToken.map((token) => ({ token, isNumber: true })),
+      stringToken.map((token) => ({ token, isNumber: false })),
+    ),
+    { maxLength: 12 },
+  )
   .map((items) => ({
     text: `{"items":[${items.map(({ token }) => token).join(',')}],"more":{"x":[]}}`,
     numbers: items.filter(({ isNumber }) => isNumber).map(({ token }) => token),

@@ -47,7 +47,8 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
     return parseSamples(await response.text());
   }
 
-  const delta = (before: Sample[], after: Sample[], name: string, labels: Record<string, string>) => sampleValue(after, name, labels) - sampleValue(before, name, labels);
+  const delta = (before: Sample[], after: Sample[], name: string, labels: Record<string, string>) =>
+    sampleValue(after, name, labels) - sampleValue(before, name, labels);
 
   it('counts and times REST and tRPC requests by operation, transport and status code, never by raw path', async () => {
     const before = await scrape();
@@ -58,14 +59,19 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
     expect((await send(`/plants/${id}`)).status).toBe(200);
     expect((await send(`/plants/${id + 1}`)).status).toBe(404);
     expect((await send('/plants?limit=5')).status).toBe(200);
-    expect((await send('/plants', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":1,"name":"x"}' })).status).toBe(401);
-    expect((await send('/trpc/createPlant', { method: 'POST', headers: json, body: JSON.stringify({ id: id + 2, name: 'Ivy' }) })).status).toBe(200);
+    expect(
+      (await send('/plants', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":1,"name":"x"}' })).status,
+    ).toBe(401);
+    expect(
+      (await send('/trpc/createPlant', { method: 'POST', headers: json, body: JSON.stringify({ id: id + 2, name: 'Ivy' }) })).status,
+    ).toBe(200);
     expect((await send(`/trpc/getPlant?input=${encodeURIComponent(JSON.stringify({ id: id + 3 }))}`)).status).toBe(404);
     expect((await send(`/plants/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await send('/nope/1')).status).toBe(404);
     const after = await scrape();
 
-    const requests = (operation: string, transport: string, status: number) => delta(before, after, 'plant_store_requests_total', { operation, transport, status_code: String(status) });
+    const requests = (operation: string, transport: string, status: number) =>
+      delta(before, after, 'plant_store_requests_total', { operation, transport, status_code: String(status) });
     const timed = (operation: string, transport: string, status: number) =>
       delta(before, after, 'plant_store_request_duration_seconds_count', { operation, transport, status_code: String(status) });
     const expected: [string, string, number, number][] = [
@@ -87,23 +93,39 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
     const total = expected.reduce((sum, [, , , count]) => sum + count, 0);
     expect(delta(before, after, 'plant_store_requests_total', {})).toBe(total);
     // The latency histogram's buckets are cumulative, its sum positive.
-    expect(delta(before, after, 'plant_store_request_duration_seconds_sum', { operation: 'createPlant', transport: 'rest' })).toBeGreaterThan(0);
-    expect(delta(before, after, 'plant_store_request_duration_seconds_bucket', { operation: 'createPlant', transport: 'rest', status_code: '200', le: '+Inf' })).toBe(1);
+    expect(
+      delta(before, after, 'plant_store_request_duration_seconds_sum', { operation: 'createPlant', transport: 'rest' }),
+    ).toBeGreaterThan(0);
+    expect(
+      delta(before, after, 'plant_store_request_duration_seconds_bucket', {
+        operation: 'createPlant',
+        transport: 'rest',
+        status_code: '200',
+        le: '+Inf',
+      }),
+    ).toBe(1);
     // Route templates and names only: no label carries an id.
-    const labelValues = after.filter((sample) => sample.name.startsWith('plant_store_request')).flatMap((sample) => Object.values(sample.labels));
+    const labelValues = after
+      .filter((sample) => sample.name.startsWith('plant_store_request'))
+      .flatMap((sample) => Object.values(sample.labels));
     expect(labelValues.filter((value) => value.includes(String(id)))).toStrictEqual([]);
   });
 
   it('times MongoDB commands by name and outcome, and shows the connection pool', async () => {
     const before = await scrape();
     const id = 800_000 + Math.floor(Math.random() * 100_000);
-    for (let i = 0; i < 2; i++) await fetch(`${service.url}/plants`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: 'Moss' }) });
+    for (let i = 0; i < 2; i++)
+      await fetch(`${service.url}/plants`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: 'Moss' }) });
     const after = await scrape();
-    expect(delta(before, after, 'plant_store_mongodb_command_duration_seconds_count', { command: 'insert', outcome: 'success' })).toBeGreaterThanOrEqual(2);
+    expect(
+      delta(before, after, 'plant_store_mongodb_command_duration_seconds_count', { command: 'insert', outcome: 'success' }),
+    ).toBeGreaterThanOrEqual(2);
     const pools = after.filter((sample) => sample.name === 'plant_store_mongodb_pool_connections');
     expect(pools.length).toBeGreaterThan(0);
     expect(pools.every((pool) => pool.value >= 1 && /:\d+$/.test(pool.labels.server ?? ''))).toBe(true);
-    expect(after.filter((sample) => sample.name === 'plant_store_mongodb_pool_connections_in_use').every((pool) => pool.value >= 0)).toBe(true);
+    expect(after.filter((sample) => sample.name === 'plant_store_mongodb_pool_connections_in_use').every((pool) => pool.value >= 0)).toBe(
+      true,
+    );
     expect(after.filter((sample) => sample.name === 'plant_store_mongodb_pool_waiting').every((pool) => pool.value >= 0)).toBe(true);
   });
 
@@ -111,7 +133,9 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
     receiver.respond = () => 200;
     const before = await scrape();
     const id = 900_000 + Math.floor(Math.random() * 90_000);
-    expect((await fetch(`${service.url}/plants`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: 'Palm' }) })).status).toBe(200);
+    expect(
+      (await fetch(`${service.url}/plants`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: 'Palm' }) })).status,
+    ).toBe(200);
     await receiver.waitFor((received) => received.some((webhook) => webhook.body.includes(`"id":${id}`)));
     let after = await scrape();
     for (let i = 0; i < 50 && delta(before, after, 'plant_store_webhook_deliveries_total', { outcome: 'delivered' }) < 1; i++) {
@@ -127,7 +151,10 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
   it('exposes process metrics: CPU, heap, event-loop lag', async () => {
     const samples = await scrape();
     for (const name of ['process_cpu_seconds_total', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
-      expect(samples.some((sample) => sample.name === name), name).toBe(true);
+      expect(
+        samples.some((sample) => sample.name === name),
+        name,
+      ).toBe(true);
     }
   });
 

@@ -62,7 +62,9 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
     });
     expect(response.status).toBe(404);
     await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER));
-    expect(collector.spans.filter((span) => span.traceId === traceId && span.kind === SERVER).map((span) => span.name)).toStrictEqual(['GET /trpc/getPlant']);
+    expect(collector.spans.filter((span) => span.traceId === traceId && span.kind === SERVER).map((span) => span.name)).toStrictEqual([
+      'GET /trpc/getPlant',
+    ]);
   });
 
   it('delivers the webhook in a client span linked to the create, and sends its traceparent to the receiver', async () => {
@@ -80,7 +82,10 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
     expect(sentTraceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
     const [, deliveryTrace, deliverySpan] = sentTraceparent.split('-');
 
-    await collector.waitFor((spans) => spans.some((span) => span.spanId === deliverySpan) && spans.some((span) => span.traceId === traceId && span.kind === SERVER));
+    await collector.waitFor(
+      (spans) =>
+        spans.some((span) => span.spanId === deliverySpan) && spans.some((span) => span.traceId === traceId && span.kind === SERVER),
+    );
     const create = collector.spans.find((span) => span.traceId === traceId && span.kind === SERVER);
     const delivery = collector.spans.find((span) => span.spanId === deliverySpan);
     expect(delivery).toMatchObject({ name: 'webhook delivery', kind: CLIENT, traceId: deliveryTrace });
@@ -129,10 +134,18 @@ async function createTraced(serviceUrl: string, collector: TraceCollector) {
   const traceId = randomBytes(16).toString('hex');
   const callerSpanId = randomBytes(8).toString('hex');
   const id = randomInt(600_000, 900_000);
-  const response = await fetch(`${serviceUrl}/plants`, { method: 'POST', headers: { ...json, traceparent: `00-${traceId}-${callerSpanId}-01` }, body: JSON.stringify({ id, name: 'Traced' }) });
+  const response = await fetch(`${serviceUrl}/plants`, {
+    method: 'POST',
+    headers: { ...json, traceparent: `00-${traceId}-${callerSpanId}-01` },
+    body: JSON.stringify({ id, name: 'Traced' }),
+  });
   expect(response.status).toBe(200);
 
-  await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER) && spans.some((span) => span.traceId === traceId && span.name.includes('insert')));
+  await collector.waitFor(
+    (spans) =>
+      spans.some((span) => span.traceId === traceId && span.kind === SERVER) &&
+      spans.some((span) => span.traceId === traceId && span.name.includes('insert')),
+  );
   const inTrace = collector.spans.filter((span) => span.traceId === traceId);
   const servers = inTrace.filter((span) => span.kind === SERVER);
   expect(servers.map((span) => span.name)).toStrictEqual(['POST /plants']);
@@ -154,8 +167,16 @@ const EXPORT_REQUESTS = {
 };
 
 /** The span ids above `span` in its trace, nearest first. */
-function ancestors(spans: readonly { spanId: string; parentSpanId: string | undefined }[], span: { parentSpanId: string | undefined } | undefined): string[] {
+function ancestors(
+  spans: readonly { spanId: string; parentSpanId: string | undefined }[],
+  span: { parentSpanId: string | undefined } | undefined,
+): string[] {
   const found: string[] = [];
-  for (let parent = span?.parentSpanId; parent !== undefined && !found.includes(parent); parent = spans.find((candidate) => candidate.spanId === parent)?.parentSpanId) found.push(parent);
+  for (
+    let parent = span?.parentSpanId;
+    parent !== undefined && !found.includes(parent);
+    parent = spans.find((candidate) => candidate.spanId === parent)?.parentSpanId
+  )
+    found.push(parent);
   return found;
 }

@@ -19,7 +19,10 @@ interface RawOperation {
   operationId?: string;
   'x-required-scopes'?: string[];
   parameters?: Parameter[];
-  requestBody?: { required?: boolean; content: Record<string, { schema?: { properties?: Record<string, unknown>; $ref?: string }; examples?: Record<string, unknown> }> };
+  requestBody?: {
+    required?: boolean;
+    content: Record<string, { schema?: { properties?: Record<string, unknown>; $ref?: string }; examples?: Record<string, unknown> }>;
+  };
   responses: Record<string, Response>;
 }
 
@@ -37,13 +40,17 @@ describe('PATCH /plants/{id}', () => {
     expect(patch.operationId).toBe('updatePlant');
     expect(patch['x-required-scopes']).toEqual(['plants:write']);
     expect(Object.keys(patch.requestBody?.content ?? {})).toEqual(['application/merge-patch+json', 'application/json']);
-    for (const media of Object.values(patch.requestBody?.content ?? {})) expect(Object.keys(media.schema?.properties ?? {})).toEqual(['name', 'tag']);
+    for (const media of Object.values(patch.requestBody?.content ?? {}))
+      expect(Object.keys(media.schema?.properties ?? {})).toEqual(['name', 'tag']);
     expect(Object.keys(patch.requestBody?.content['application/merge-patch+json']?.examples ?? {})).toContain('renamed');
   });
 
   it('takes If-Match as a header and documents 200, 400, 401, 403, 404, 412 and 415, each with an example', () => {
     const patch = operation('/plants/{id}', 'patch');
-    expect(patch.parameters?.find((parameter) => parameter.name === 'If-Match')).toMatchObject({ in: 'header', schema: { type: 'string' } });
+    expect(patch.parameters?.find((parameter) => parameter.name === 'If-Match')).toMatchObject({
+      in: 'header',
+      schema: { type: 'string' },
+    });
     for (const status of ['200', '400', '401', '403', '404', '412', '415']) {
       expect(Object.keys(patch.responses[status]?.content?.['application/json']?.examples ?? {}), status).toHaveLength(1);
     }
@@ -69,6 +76,9 @@ describe('GET /plants/{id} and GET /plants', () => {
 
   it('GET /plants takes one tag, at most as long as a tag can be', () => {
     const list = operation('/plants', 'get');
-    expect(list.parameters?.find((parameter) => parameter.name === 'tag')).toMatchObject({ in: 'query', schema: { type: 'string', maxLength: 100 } });
+    expect(list.parameters?.find((parameter) => parameter.name === 'tag')).toMatchObject({
+      in: 'query',
+      schema: { type: 'string', maxLength: 100 },
+    });
   });
 });

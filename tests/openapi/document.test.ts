@@ -7,8 +7,25 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { testConfig } from '../helpers/app.js';
-import { fetchDocument, jsonSchemaOf, operationOf, resolveRefs, shapeOf, type OpenApiDocument, type Operation } from '../helpers/openapi-reading.js';
-import { BEARER_SCHEME, CREATE_PLANT, ERROR, LIST_PLANTS, LISTED_PLANT, NEW_PLANT, PLANT, WHOLE_STORE_OPERATIONS } from '../contract/plant-store-interface.js';
+import {
+  fetchDocument,
+  jsonSchemaOf,
+  operationOf,
+  resolveRefs,
+  shapeOf,
+  type OpenApiDocument,
+  type Operation,
+} from '../helpers/openapi-reading.js';
+import {
+  BEARER_SCHEME,
+  CREATE_PLANT,
+  ERROR,
+  LIST_PLANTS,
+  LISTED_PLANT,
+  NEW_PLANT,
+  PLANT,
+  WHOLE_STORE_OPERATIONS,
+} from '../contract/plant-store-interface.js';
 /** Statuses the service documents beyond the interface's 200 and 400, all with the Error body. */
 // 408, 429 and 431 come from the HTTP layer, before any operation runs (429 only with AUTH_FAILURE_LIMIT set).
 const FURTHER_ERROR_STATUSES = ['401', '403', '408', '409', '413', '415', '429', '431', '500', '503'];
@@ -114,7 +131,9 @@ describe('the paths of the whole Plant Store', () => {
   it('takes the same parameters, with the same places, requiredness, types and formats', () => {
     const compared: string[] = [];
     for (const operation of WHOLE_STORE_OPERATIONS) {
-      const ourParameters = new Map((operationOf(ours, operation.path, operation.method).parameters ?? []).map((parameter) => [parameter.name, parameter]));
+      const ourParameters = new Map(
+        (operationOf(ours, operation.path, operation.method).parameters ?? []).map((parameter) => [parameter.name, parameter]),
+      );
       for (const parameter of operation.parameters) {
         compared.push(`${parameter.name} of ${name(operation)}`);
         const ourParameter = ourParameters.get(parameter.name);
@@ -129,7 +148,9 @@ describe('the paths of the whole Plant Store', () => {
   it('answers success with the same statuses', () => {
     const success = (statuses: string[]) => statuses.filter((status) => status.startsWith('2'));
     for (const operation of WHOLE_STORE_OPERATIONS) {
-      expect(success(Object.keys(operationOf(ours, operation.path, operation.method).responses)), name(operation)).toEqual(success(Object.keys(operation.responses)));
+      expect(success(Object.keys(operationOf(ours, operation.path, operation.method).responses)), name(operation)).toEqual(
+        success(Object.keys(operation.responses)),
+      );
     }
   });
 
@@ -150,7 +171,8 @@ describe('int64 ids', () => {
       if (typeof node !== 'object' || node === null) return;
       const record = node as Record<string, unknown>;
       const schema = record.schema as Record<string, unknown> | undefined;
-      if (typeof record.in === 'string' && schema?.format === 'int64') found.set(`${place} (${record.in} parameter ${String(record.name)})`, record.description);
+      if (typeof record.in === 'string' && schema?.format === 'int64')
+        found.set(`${place} (${record.in} parameter ${String(record.name)})`, record.description);
       else if (record.format === 'int64') found.set(place, record.description);
       for (const [key, value] of Object.entries(record)) visit(value, `${place}/${key}`);
     };
@@ -168,7 +190,10 @@ describe('int64 ids', () => {
       /^#\/paths\/\/plants\/\{id\}\/get\/parameters\/\d+ \(path parameter id\)$/,
       /^#\/paths\/\/plants\/\{id\}\/delete\/parameters\/\d+ \(path parameter id\)$/,
     ]) {
-      expect(places.some((place) => expected.test(place)), `${String(expected)} among ${places.join(', ')}`).toBe(true);
+      expect(
+        places.some((place) => expected.test(place)),
+        `${String(expected)} among ${places.join(', ')}`,
+      ).toBe(true);
     }
     for (const [place, description] of descriptions) {
       expect(description, place).toMatch(/beyond ±\(2\^53−1\) .*need a JSON parser that keeps big integers/);

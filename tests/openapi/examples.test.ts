@@ -14,7 +14,13 @@ import { fetchDocument, type OpenApiDocument, type Operation } from '../helpers/
 import { exampleOf, moreRequestsOf, OPERATION_EXAMPLES } from '../helpers/operation-examples.js';
 
 /** The Authorization header of each kind of example request; the JWTs come from a provider on loopback, minted before the tests. */
-const AUTHORIZATION: Record<ExampleRequest['token'], string | undefined> = { valid: `Bearer ${TEST_TOKEN}`, invalid: 'Bearer not-a-token-we-issued', none: undefined, readOnly: undefined, writeOnly: undefined };
+const AUTHORIZATION: Record<ExampleRequest['token'], string | undefined> = {
+  valid: `Bearer ${TEST_TOKEN}`,
+  invalid: 'Bearer not-a-token-we-issued',
+  none: undefined,
+  readOnly: undefined,
+  writeOnly: undefined,
+};
 
 let provider: IdentityProvider;
 beforeAll(async () => {
@@ -34,7 +40,11 @@ function send(app: FastifyInstance, { method, url, token, contentType, headers, 
   return app.inject({
     method,
     url,
-    headers: { ...headers, ...(contentType !== undefined && { 'content-type': contentType }), ...(authorization !== undefined && { authorization }) },
+    headers: {
+      ...headers,
+      ...(contentType !== undefined && { 'content-type': contentType }),
+      ...(authorization !== undefined && { authorization }),
+    },
     ...(body !== undefined && { payload: typeof body === 'string' ? body : int64Json.stringify(body) }),
   });
 }
@@ -61,7 +71,9 @@ beforeAll(async () => {
   document = await fetchDocument(app);
   await app.close();
   operations = new Map(
-    Object.values(document.paths).flatMap((pathItem) => Object.values(pathItem as Record<string, Operation>).map((operation) => [String(operation.operationId), operation] as const)),
+    Object.values(document.paths).flatMap((pathItem) =>
+      Object.values(pathItem as Record<string, Operation>).map((operation) => [String(operation.operationId), operation] as const),
+    ),
   );
 });
 
@@ -78,7 +90,13 @@ async function appFor(status: number, example: OperationExample): Promise<{ app:
   }
   const testApp: TestApp = await startTestApp({ env: provider.env() });
   for (const plant of example.given ?? []) {
-    const stored = await send(testApp.app, { method: 'POST', url: '/plants', token: 'valid', contentType: 'application/json', body: plant });
+    const stored = await send(testApp.app, {
+      method: 'POST',
+      url: '/plants',
+      token: 'valid',
+      contentType: 'application/json',
+      body: plant,
+    });
     expect(stored.statusCode).toBe(200);
   }
   return { app: testApp.app, close: () => testApp.close() };
@@ -111,7 +129,9 @@ describe.each(Object.entries(OPERATION_EXAMPLES))('%s', (operationId, examples: 
         expect(response.body).toBe('');
       } else {
         // A 500 names the request's own id, where the document shows a placeholder.
-        const documented = int64Json.stringify(documentedExample(operation(), status)).replace(REQUEST_ID_PLACEHOLDER, String(response.headers['x-request-id']));
+        const documented = int64Json
+          .stringify(documentedExample(operation(), status))
+          .replace(REQUEST_ID_PLACEHOLDER, String(response.headers['x-request-id']));
         expect(response.body).toBe(documented);
       }
       for (const [name, value] of Object.entries(example.headers ?? {})) expect(response.headers[name]).toBe(value);
@@ -126,7 +146,8 @@ describe('ids beyond 2^53 in the examples', () => {
   const isBig = (value: bigint) => value > MAX_SAFE || value < -MAX_SAFE;
   /** Whether an example holds an id beyond 2^53, read exactly: a plant's `id`, or the id of a request's path or query (in its words). */
   const holdsBigId = (node: unknown): boolean => {
-    if (typeof node === 'string') return [...node.matchAll(/(?:\/plants\/|after=)(-?\d+)/g)].some(([, digits = '']) => isBig(BigInt(digits)));
+    if (typeof node === 'string')
+      return [...node.matchAll(/(?:\/plants\/|after=)(-?\d+)/g)].some(([, digits = '']) => isBig(BigInt(digits)));
     if (typeof node !== 'object' || node === null) return false;
     const { id } = node as { id?: unknown };
     return (typeof id === 'bigint' && isBig(id)) || Object.values(node).some(holdsBigId);
@@ -153,14 +174,26 @@ describe('requests offered to try out on POST /plants', () => {
     });
     expect(Object.keys(offered)).not.toContain(exampleOf('createPlant', 400).name);
     const invalid = exampleOf('createPlant', 400);
-    expect(operations.get('createPlant')?.responses['400']?.content?.['application/json']?.examples?.[invalid.name]?.description).toContain(JSON.stringify(invalid.request.body));
+    expect(operations.get('createPlant')?.responses['400']?.content?.['application/json']?.examples?.[invalid.name]?.description).toContain(
+      JSON.stringify(invalid.request.body),
+    );
   });
 
   it.each(Object.entries(moreRequestsOf('createPlant')))('%s answers as documented', async (name, example) => {
     expect(operations.get('createPlant')?.requestBody?.content['application/json']?.examples?.[name]?.value).toEqual(example.body);
-    const { app, close } = await appFor(200, { name, summary: example.summary, request: { method: 'POST', url: '/plants', token: 'valid' } });
+    const { app, close } = await appFor(200, {
+      name,
+      summary: example.summary,
+      request: { method: 'POST', url: '/plants', token: 'valid' },
+    });
     try {
-      const response = await send(app, { method: 'POST', url: '/plants', token: 'valid', contentType: 'application/json', body: example.body });
+      const response = await send(app, {
+        method: 'POST',
+        url: '/plants',
+        token: 'valid',
+        contentType: 'application/json',
+        body: example.body,
+      });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual(example.response);
     } finally {
@@ -199,7 +232,8 @@ describe('the {id} path parameter', () => {
 describe('answers of the HTTP layer, the same on every operation', () => {
   const documented = (status: keyof typeof HTTP_LAYER_EXAMPLES) => {
     expect([...operations.keys()].sort()).toEqual(['createPlant', 'deletePlant', 'getPlant', 'listPlants', 'updatePlant']);
-    for (const operation of operations.values()) expect(documentedExample(operation, String(status))).toEqual(HTTP_LAYER_EXAMPLES[status].response);
+    for (const operation of operations.values())
+      expect(documentedExample(operation, String(status))).toEqual(HTTP_LAYER_EXAMPLES[status].response);
     return HTTP_LAYER_EXAMPLES[status].response;
   };
   let listening: TestApp;

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { testConfig } from '../helpers/app.js';
 
-
 let app: FastifyInstance;
 let served = '';
 
@@ -31,7 +30,9 @@ describe('/openapi.json under the ecosystem linters', () => {
     spectral.setRuleset({ extends: [oas as RulesetDefinition] });
     const results = await spectral.run(new spectralCore.Document(served, spectralParsers.Json, '/openapi.json'));
     // Spectral's severities: 0 error, 1 warning, 2 information, 3 hint.
-    const findings = results.filter((result) => (result.severity as number) <= 1).map((result) => `${result.code} at ${result.path.join('.')}: ${result.message}`);
+    const findings = results
+      .filter((result) => (result.severity as number) <= 1)
+      .map((result) => `${result.code} at ${result.path.join('.')}: ${result.message}`);
     expect(findings).toEqual([]);
   });
 
@@ -39,7 +40,9 @@ describe('/openapi.json under the ecosystem linters', () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: served, absoluteRef: '/openapi.json', config });
     // Every problem Redocly reports is an error or a warning.
-    const findings = problems.map((problem) => `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`);
+    const findings = problems.map(
+      (problem) => `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`,
+    );
     expect(findings).toEqual([]);
   });
 });

@@ -42,7 +42,9 @@ describe('the webhook in the OpenAPI document', () => {
   });
 
   it('documents the three Standard Webhooks headers, all required', () => {
-    expect(ours.parameters?.map(({ name, in: where, required, schema }) => ({ name, in: where, required, type: schema?.type }))).toStrictEqual(
+    expect(
+      ours.parameters?.map(({ name, in: where, required, schema }) => ({ name, in: where, required, type: schema?.type })),
+    ).toStrictEqual(
       ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, type: 'string' })),
     );
   });

@@ -16,12 +16,20 @@ const TOKEN = 'client-package-token';
 /** What a client-only install must not hold: the server, its database driver, its docs UI. */
 const SERVER_ONLY = ['fastify', 'mongodb', 'bson', '@fastify/swagger-ui', '@fastify/swagger', 'trpc-to-openapi', 'zod', 'plant-store'];
 
-const versionHere = (name: string) => (createRequire(join(PROJECT_ROOT, 'package.json'))(`${name}/package.json`) as { version: string }).version;
+const versionHere = (name: string) =>
+  (createRequire(join(PROJECT_ROOT, 'package.json'))(`${name}/package.json`) as { version: string }).version;
 
 /** `npm pack` of the project, or of one of its workspaces, into `destination`: the tarball's file name. */
 async function pack(destination: string, workspace?: string): Promise<string> {
   // `npm test` built dist/ already; the scripts would rebuild it under the other tests' feet.
-  const { stdout } = await runToEnd('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination, ...(workspace ? ['-w', workspace] : [])]);
+  const { stdout } = await runToEnd('npm', [
+    'pack',
+    '--ignore-scripts',
+    '--json',
+    '--pack-destination',
+    destination,
+    ...(workspace ? ['-w', workspace] : []),
+  ]);
   const [packed] = JSON.parse(stdout) as [{ filename: string }];
   return packed.filename;
 }
@@ -29,7 +37,11 @@ async function pack(destination: string, workspace?: string): Promise<string> {
 /** The packages in node_modules, scoped ones as @scope/name. */
 async function installedPackages(dir: string): Promise<string[]> {
   const top = await readdir(join(dir, 'node_modules'));
-  const scoped = await Promise.all(top.filter((name) => name.startsWith('@')).map(async (scope) => (await readdir(join(dir, 'node_modules', scope))).map((name) => `${scope}/${name}`)));
+  const scoped = await Promise.all(
+    top
+      .filter((name) => name.startsWith('@'))
+      .map(async (scope) => (await readdir(join(dir, 'node_modules', scope))).map((name) => `${scope}/${name}`)),
+  );
   return [...top.filter((name) => !name.startsWith('@') && !name.startsWith('.')), ...scoped.flat()];
 }
 
@@ -97,10 +109,30 @@ describe('the client package, packed and installed in a strict TypeScript app wi
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'plant-client-app', private: true, type: 'module' }));
     await writeFile(
       join(app, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: ['node'], outDir: 'out' }, include: ['src'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          types: ['node'],
+          outDir: 'out',
+        },
+        include: ['src'],
+      }),
     );
     await mkdir(join(app, 'src'));
-    await runToEnd('npm', ['install', ...NPM_FLAGS, `./${clientTarball}`, `typescript@${versionHere('typescript')}`, `@types/node@${versionHere('@types/node')}`], { cwd: app });
+    await runToEnd(
+      'npm',
+      [
+        'install',
+        ...NPM_FLAGS,
+        `./${clientTarball}`,
+        `typescript@${versionHere('typescript')}`,
+        `@types/node@${versionHere('@types/node')}`,
+      ],
+      { cwd: app },
+    );
 
     service = run('node', ['dist/server/main.js'], { env: { MONGODB_URI: testMongoUri(), API_TOKENS: TOKEN, PORT: '0' } });
     const [, address = ''] = await service.waitFor(LISTENING);
@@ -112,7 +144,7 @@ describe('the client package, packed and installed in a strict TypeScript app wi
     await rm(app, { recursive: true, force: true });
   });
 
-  it("is packed and installed as its README says, until it is published", () => {
+  it('is packed and installed as its README says, until it is published', () => {
     const readme = documentText('packages/client/README.md');
     expect(readme).toContain('npm pack -w @plant-store/client ');
     expect(/npm install <path-to-clone>\/(\S+\.tgz)/.exec(readme)?.[1]).toBe(clientTarball);

@@ -32,7 +32,10 @@ function documentedPrograms(): Map<string, Program> {
   return new Map(
     documentBlocks(PAGE, 'typescript').map((text) => {
       const firstLine = text.split('\n', 1)[0] ?? '';
-      return [/^\/\/ (\S+\.ts)\b/.exec(firstLine)?.[1] ?? '(unnamed)', { text, command: /\((npx [^)]+)\)/.exec(firstLine)?.[1] ?? '(no command)' }];
+      return [
+        /^\/\/ (\S+\.ts)\b/.exec(firstLine)?.[1] ?? '(unnamed)',
+        { text, command: /\((npx [^)]+)\)/.exec(firstLine)?.[1] ?? '(no command)' },
+      ];
     }),
   );
 }
@@ -43,7 +46,14 @@ function documentedPrograms(): Map<string, Program> {
  */
 function readerEnv(extra: Record<string, string>): Record<string, string> {
   const path = (process.env.PATH ?? '').split(delimiter).filter((entry) => !entry.includes('node_modules'));
-  return { PATH: path.join(delimiter), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
+  return {
+    PATH: path.join(delimiter),
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+    ...extra,
+  };
 }
 
 describe('the REST client and webhook receiver of docs/clients.md, set up and run as the page says, against a live service', () => {
@@ -81,9 +91,15 @@ describe('the REST client and webhook receiver of docs/clients.md, set up and ru
     expect(setUp).toMatch(/^mkdir (\S+) && cd \1$/m);
     await runToEnd('bash', ['-euo', 'pipefail', '-c', setUp], { cwd: root, env });
     dir = join(root, /^mkdir (\S+)/m.exec(setUp)?.[1] ?? '');
-    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { type?: string; dependencies?: object; devDependencies?: object };
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
+      type?: string;
+      dependencies?: object;
+      devDependencies?: object;
+    };
     expect(manifest.type).toBe('module');
-    expect(Object.keys({ ...manifest.dependencies, ...manifest.devDependencies })).toEqual(expect.arrayContaining(['openapi-fetch', 'lossless-json', 'standardwebhooks', 'tsx']));
+    expect(Object.keys({ ...manifest.dependencies, ...manifest.devDependencies })).toEqual(
+      expect.arrayContaining(['openapi-fetch', 'lossless-json', 'standardwebhooks', 'tsx']),
+    );
   }, 240_000);
 
   it('run as their first lines say, keep ids beyond 2^53 exact both ways, and compile strictly', async () => {
@@ -94,7 +110,16 @@ describe('the REST client and webhook receiver of docs/clients.md, set up and ru
       join(dir, 'tsconfig.json'),
       // The reader's folder needs none; this check does. skipLibCheck: openapi-typescript's own declarations name packages it does not install.
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: ['node'], typeRoots: [join(PROJECT_ROOT, 'node_modules', '@types')] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: true,
+          noEmit: true,
+          types: ['node'],
+          typeRoots: [join(PROJECT_ROOT, 'node_modules', '@types')],
+        },
         include: ['*.ts'],
       }),
     );
@@ -102,7 +127,11 @@ describe('the REST client and webhook receiver of docs/clients.md, set up and ru
 
     receiver = run('bash', shell(programs.get(RECEIVER)?.command ?? ''), { cwd: dir, env });
     // A forged delivery is refused, and says when the receiver listens.
-    await expect.poll(async () => (await fetch(receiverUrl, { method: 'POST', body: '{"id":1,"name":"Forged"}' }).catch(() => undefined))?.status, { timeout: 20_000 }).toBe(401);
+    await expect
+      .poll(async () => (await fetch(receiverUrl, { method: 'POST', body: '{"id":1,"name":"Forged"}' }).catch(() => undefined))?.status, {
+        timeout: 20_000,
+      })
+      .toBe(401);
 
     const client = run('bash', shell(programs.get(CLIENT)?.command ?? ''), { cwd: dir, env });
     const exit = await client.exited;

@@ -14,11 +14,22 @@ const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 /** The fast path, a workspace package, travels in the tarball as a bundled dependency. */
 const FAST_PATH = 'node_modules/@plant-store/fast-path';
 /** What an app using the package must not get: the embedded MongoDB, the build and test tools. */
-const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', 'playwright-core', 'fast-check', 'eslint'];
-
+const DEV_ONLY = [
+  'mongodb-memory-server',
+  'mongodb-memory-server-core',
+  'vitest',
+  'vite',
+  'tsx',
+  'esbuild',
+  'pino-pretty',
+  'playwright-core',
+  'fast-check',
+  'eslint',
+];
 
 /** The version of a package installed here, so the app's install is served from the npm cache. */
-const versionHere = (name: string) => (createRequire(join(PROJECT_ROOT, 'package.json'))(`${name}/package.json`) as { version: string }).version;
+const versionHere = (name: string) =>
+  (createRequire(join(PROJECT_ROOT, 'package.json'))(`${name}/package.json`) as { version: string }).version;
 
 describe('the packed package, in a TypeScript app of its own', () => {
   // ```ts blocks are whole programs on this package; programs of other stacks (REST clients, webhook receivers) are fenced ```typescript.
@@ -39,9 +50,25 @@ describe('the packed package, in a TypeScript app of its own', () => {
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'plant-app', private: true, type: 'module' }));
     await writeFile(
       join(app, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: ['node'], outDir: 'out' }, include: ['src'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: true,
+          types: ['node'],
+          outDir: 'out',
+        },
+        include: ['src'],
+      }),
     );
-    const dependencies = [`./${packed.filename}`, `mongodb@${versionHere('mongodb')}`, `typescript@${versionHere('typescript')}`, `@types/node@${versionHere('@types/node')}`];
+    const dependencies = [
+      `./${packed.filename}`,
+      `mongodb@${versionHere('mongodb')}`,
+      `typescript@${versionHere('typescript')}`,
+      `@types/node@${versionHere('@types/node')}`,
+    ];
     const { ms } = await runToEnd('npm', ['install', ...NPM_FLAGS, ...dependencies], { cwd: app });
     console.log(`npm install of the packed tarball in a fresh app: ${(ms / 1000).toFixed(1)} s`);
   }, 180_000);
@@ -52,12 +79,31 @@ describe('the packed package, in a TypeScript app of its own', () => {
   });
 
   it('holds the built dist/, the README and the pages of docs/, the fast path bundled, built, and no sources, tests, bench or tools', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/client/create-client.js', 'dist/client/create-client.d.ts', 'dist/server/main.js']));
-    expect(packedFiles).toEqual(expect.arrayContaining([`${FAST_PATH}/package.json`, `${FAST_PATH}/README.md`, `${FAST_PATH}/dist/index.js`, `${FAST_PATH}/dist/index.d.ts`]));
-    const own = (path: string) => path.startsWith('dist/') || path.startsWith('docs/') || ['README.md', 'LICENSE', 'package.json'].includes(path);
-    const bundled = (path: string) => path.startsWith(`${FAST_PATH}/dist/`) || path === `${FAST_PATH}/README.md` || path === `${FAST_PATH}/package.json`;
+    expect(packedFiles).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'package.json',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/client/create-client.js',
+        'dist/client/create-client.d.ts',
+        'dist/server/main.js',
+      ]),
+    );
+    expect(packedFiles).toEqual(
+      expect.arrayContaining([
+        `${FAST_PATH}/package.json`,
+        `${FAST_PATH}/README.md`,
+        `${FAST_PATH}/dist/index.js`,
+        `${FAST_PATH}/dist/index.d.ts`,
+      ]),
+    );
+    const own = (path: string) =>
+      path.startsWith('dist/') || path.startsWith('docs/') || ['README.md', 'LICENSE', 'package.json'].includes(path);
+    const bundled = (path: string) =>
+      path.startsWith(`${FAST_PATH}/dist/`) || path === `${FAST_PATH}/README.md` || path === `${FAST_PATH}/package.json`;
     expect(packedFiles.filter((path) => !own(path) && !bundled(path))).toStrictEqual([]);
-    expect(packedFiles.filter((path) => path.endsWith('.map') || path.endsWith('.ts') && !path.endsWith('.d.ts'))).toStrictEqual([]);
+    expect(packedFiles.filter((path) => path.endsWith('.map') || (path.endsWith('.ts') && !path.endsWith('.d.ts')))).toStrictEqual([]);
   });
 
   it('is the tarball docs/clients.md says to install', () => {

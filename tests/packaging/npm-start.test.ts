@@ -30,7 +30,10 @@ function npmStart(): Command {
 }
 
 async function healthzOk(address: string): Promise<boolean> {
-  return fetch(`${address}/healthz`).then((response) => response.status === 200, () => false);
+  return fetch(`${address}/healthz`).then(
+    (response) => response.status === 200,
+    () => false,
+  );
 }
 
 describe('npm start', () => {
@@ -102,7 +105,10 @@ describe('the start launcher (tools/start.js)', () => {
     const service = "console.log(`service ran in ${process.argv[1]?.endsWith('start.js') ? 'the launcher' : 'another'} process`);";
     const build = `import { mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync('dist/server', { recursive: true });\nwriteFileSync('dist/server/main.js', ${JSON.stringify(service)});\n`;
     writeFileSync(join(root, 'build.mjs'), build);
-    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'launcher-check', type: 'module', scripts: { build: 'node build.mjs' } }));
+    writeFileSync(
+      join(root, 'package.json'),
+      JSON.stringify({ name: 'launcher-check', type: 'module', scripts: { build: 'node build.mjs' } }),
+    );
   });
   afterAll(() => {
     rmSync(root, { recursive: true, force: true });

@@ -14,7 +14,21 @@ const TOKEN = 'production-token';
  * What a production tree must not hold: the embedded MongoDB, the build, the tests and the dev tools.
  * Not `@types/node`: protobufjs, under the OpenTelemetry OTLP exporter, depends on it.
  */
-const DEV_ONLY = ['mongodb-memory-server', 'mongodb-memory-server-core', 'typescript', 'vitest', 'vite', 'tsx', 'esbuild', 'pino-pretty', 'playwright-core', 'eslint', 'autocannon', 'hono', '@orpc/server'];
+const DEV_ONLY = [
+  'mongodb-memory-server',
+  'mongodb-memory-server-core',
+  'typescript',
+  'vitest',
+  'vite',
+  'tsx',
+  'esbuild',
+  'pino-pretty',
+  'playwright-core',
+  'eslint',
+  'autocannon',
+  'hono',
+  '@orpc/server',
+];
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 
 /** The production install command of README's Production section, as its arguments after `npm`. */
@@ -41,14 +55,19 @@ function readmeProductionCopy(): string[] {
   const readme = readmeText();
   const section = readme.slice(readme.indexOf('## Production'));
   const command = /tar -cf - ([^|\n]*) \| tar -xf - -C \.\.\/plant-store-production/.exec(section)?.[1];
-  if (command === undefined) throw new Error('README.md has no tar -cf - ... | tar -xf - -C ../plant-store-production in its Production section');
+  if (command === undefined)
+    throw new Error('README.md has no tar -cf - ... | tar -xf - -C ../plant-store-production in its Production section');
   return command.trim().split(/\s+/);
 }
 
 /** The packages in node_modules, scoped ones as @scope/name. */
 async function installedPackages(dir: string): Promise<string[]> {
   const top = await readdir(join(dir, 'node_modules'));
-  const scoped = await Promise.all(top.filter((name) => name.startsWith('@')).map(async (scope) => (await readdir(join(dir, 'node_modules', scope))).map((name) => `${scope}/${name}`)));
+  const scoped = await Promise.all(
+    top
+      .filter((name) => name.startsWith('@'))
+      .map(async (scope) => (await readdir(join(dir, 'node_modules', scope))).map((name) => `${scope}/${name}`)),
+  );
   return [...top.filter((name) => !name.startsWith('@')), ...scoped.flat()];
 }
 
@@ -76,7 +95,10 @@ describe("a production install as README's Production section makes it, plus dis
   });
 
   it('serves with node dist/server/main.js and MONGODB_URI: /healthz and POST /plants answer 200, SIGTERM exits 0', async () => {
-    const service = run('node', ['dist/server/main.js'], { cwd: dir, env: { NODE_ENV: 'production', MONGODB_URI: testMongoUri(), API_TOKENS: TOKEN, PORT: '0' } });
+    const service = run('node', ['dist/server/main.js'], {
+      cwd: dir,
+      env: { NODE_ENV: 'production', MONGODB_URI: testMongoUri(), API_TOKENS: TOKEN, PORT: '0' },
+    });
     try {
       const [, address = ''] = await service.waitFor(LISTENING);
       expect((await fetch(`${address}/healthz`)).status).toBe(200);
@@ -105,7 +127,9 @@ describe("a production install as README's Production section makes it, plus dis
   it('refuses to start without MONGODB_URI when NODE_ENV is unset: no embedded MongoDB here, set MONGODB_URI', async () => {
     const service = run('node', ['dist/server/main.js'], { cwd: dir, env: { API_TOKENS: TOKEN } });
     expect(await service.exited).toStrictEqual({ code: 1, signal: null });
-    expect(service.output()).toMatch(/^plant store failed to start: MONGODB_URI is not set, .*embedded MongoDB.* not installed.*: set MONGODB_URI=mongodb:\/\/\S+\n$/);
+    expect(service.output()).toMatch(
+      /^plant store failed to start: MONGODB_URI is not set, .*embedded MongoDB.* not installed.*: set MONGODB_URI=mongodb:\/\/\S+\n$/,
+    );
   });
 });
 
@@ -148,6 +172,8 @@ describe('npm ci --omit=dev alone', () => {
     dir = await productionCopy();
     await runToEnd('npm', ['ci', '--omit=dev', ...NPM_FLAGS], { cwd: dir });
     const installed = await installedPackages(dir);
-    expect(installed.filter((name) => ['mongodb-memory-server', 'mongodb-memory-server-core', 'vitest', 'tsx'].includes(name))).toStrictEqual([]);
+    expect(
+      installed.filter((name) => ['mongodb-memory-server', 'mongodb-memory-server-core', 'vitest', 'tsx'].includes(name)),
+    ).toStrictEqual([]);
   }, 180_000);
 });

@@ -24,9 +24,20 @@ describe('with AUTH_FAILURE_LIMIT=3 per AUTH_FAILURE_WINDOW_MS=400', () => {
       expect(refused.headers['retry-after']).toBe('1');
       expect(refused.json()).toStrictEqual({ error: 429, message: 'too many failed authentications from this address: try again in 1 s' });
     }
-    const trpc = await testApp.app.inject({ method: 'POST', url: '/trpc/createPlant', remoteAddress: '10.0.0.1', headers: authHeaders(), payload: { id: 1, name: 'Fern' } });
+    const trpc = await testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/createPlant',
+      remoteAddress: '10.0.0.1',
+      headers: authHeaders(),
+      payload: { id: 1, name: 'Fern' },
+    });
     expect(trpc.statusCode).toBe(429);
-    expect(trpc.json()).toMatchObject({ error: { message: expect.stringContaining('too many failed authentications') as unknown, data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429 } } });
+    expect(trpc.json()).toMatchObject({
+      error: {
+        message: expect.stringContaining('too many failed authentications') as unknown,
+        data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429 },
+      },
+    });
     expect(await testApp.plants.countDocuments()).toBe(0);
   });
 
@@ -41,7 +52,8 @@ describe('with AUTH_FAILURE_LIMIT=3 per AUTH_FAILURE_WINDOW_MS=400', () => {
   });
 
   it('counts an IPv6 client by its /64, as one client usually holds a whole /64', async () => {
-    for (let attempt = 0; attempt < 3; attempt += 1) expect((await post(testApp.app, `2001:db8:1:2::${attempt + 1}`, 'wrong')).statusCode).toBe(401);
+    for (let attempt = 0; attempt < 3; attempt += 1)
+      expect((await post(testApp.app, `2001:db8:1:2::${attempt + 1}`, 'wrong')).statusCode).toBe(401);
     expect((await post(testApp.app, '2001:db8:1:2:ffff::9', TEST_TOKEN)).statusCode).toBe(429);
     expect((await post(testApp.app, '2001:db8:1:3::1', TEST_TOKEN, 5)).statusCode).toBe(200);
   });
@@ -74,7 +86,10 @@ describe('by default', () => {
   });
 
   it('reads the limit and window', () => {
-    expect(loadConfig({ AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_MS: '30000' }).authFailureLimit).toStrictEqual({ max: 5, windowMs: 30_000 });
+    expect(loadConfig({ AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_MS: '30000' }).authFailureLimit).toStrictEqual({
+      max: 5,
+      windowMs: 30_000,
+    });
     expect(loadConfig({}).authFailureLimit).toBeUndefined();
   });
 });
@@ -89,7 +104,13 @@ describe('behind a proxy, with TRUST_PROXY naming it', () => {
     await testApp.close();
   });
   const postVia = (remoteAddress: string, client: string, token: string, id = 1) =>
-    testApp.app.inject({ method: 'POST', url: '/plants', remoteAddress, headers: { ...authHeaders(token), 'x-forwarded-for': client }, payload: { id, name: 'Fern' } });
+    testApp.app.inject({
+      method: 'POST',
+      url: '/plants',
+      remoteAddress,
+      headers: { ...authHeaders(token), 'x-forwarded-for': client },
+      payload: { id, name: 'Fern' },
+    });
 
   it('counts failures per client address the proxy forwards, not per proxy', async () => {
     for (let attempt = 0; attempt < 2; attempt += 1) expect((await postVia(PROXY, '203.0.113.1', 'wrong')).statusCode).toBe(401);
@@ -98,7 +119,8 @@ describe('behind a proxy, with TRUST_PROXY naming it', () => {
   });
 
   it('ignores X-Forwarded-For from anyone else, so a client cannot dodge the limit by forging it', async () => {
-    for (let attempt = 0; attempt < 2; attempt += 1) expect((await postVia('10.0.0.200', `198.51.100.${attempt}`, 'wrong')).statusCode).toBe(401);
+    for (let attempt = 0; attempt < 2; attempt += 1)
+      expect((await postVia('10.0.0.200', `198.51.100.${attempt}`, 'wrong')).statusCode).toBe(401);
     expect((await postVia('10.0.0.200', '198.51.100.9', TEST_TOKEN)).statusCode).toBe(429);
   });
 });

@@ -13,7 +13,12 @@ let service: ServiceProcess;
 // One socket per request, so the writers really reach the service together.
 const agent = new Agent({ keepAlive: true, maxSockets: WRITERS });
 beforeAll(async () => {
-  service = await startService({ MONGODB_URI: testMongoUri(), API_TOKENS: TOKEN, LOG_LEVEL: 'warn', ...(process.env.FAST_PATH && { FAST_PATH: process.env.FAST_PATH }) });
+  service = await startService({
+    MONGODB_URI: testMongoUri(),
+    API_TOKENS: TOKEN,
+    LOG_LEVEL: 'warn',
+    ...(process.env.FAST_PATH && { FAST_PATH: process.env.FAST_PATH }),
+  });
 });
 afterAll(async () => {
   agent.destroy();
@@ -28,14 +33,18 @@ interface Answer {
 
 function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(new URL(path, service.url), { method, agent, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const etag = response.headers.etag;
-        resolve({ status: response.statusCode ?? 0, etag, body: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
+    const request = httpRequest(
+      new URL(path, service.url),
+      { method, agent, headers: { authorization: `Bearer ${TOKEN}`, ...headers } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const etag = response.headers.etag;
+          resolve({ status: response.statusCode ?? 0, etag, body: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -49,7 +58,9 @@ describe('conditional updates, the service as a process', () => {
     const created = await send('POST', '/plants', { 'content-type': 'application/json' }, '{"id":9007199254740993,"name":"Monstera"}');
     expect(created.status).toBe(200);
     const etag = created.etag ?? '';
-    const answers = await Promise.all(Array.from({ length: WRITERS }, (_, index) => patch('/plants/9007199254740993', { name: `writer ${index}` }, etag)));
+    const answers = await Promise.all(
+      Array.from({ length: WRITERS }, (_, index) => patch('/plants/9007199254740993', { name: `writer ${index}` }, etag)),
+    );
     const won = answers.filter((answer) => answer.status === 200);
     expect(won).toHaveLength(1);
     expect(answers.filter((answer) => answer.status === 412)).toHaveLength(WRITERS - 1);
@@ -65,7 +76,7 @@ describe('conditional updates, the service as a process', () => {
     const INCREMENTS = 8;
     let conflicts = 0;
     const client = async () => {
-      for (let done = 0; done < INCREMENTS; ) {
+      for (let done = 0; done < INCREMENTS;) {
         const read = await send('GET', '/plants/1');
         const count = Number((JSON.parse(read.body) as { name: string }).name);
         const written = await patch('/plants/1', { name: String(count + 1) }, read.etag ?? '');

@@ -35,7 +35,13 @@ afterEach(async () => {
 });
 
 async function startServiceOn(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  service = await startService({ MONGODB_URI: mongod.uri(DB_NAME), MONGODB_TIMEOUT_MS: String(TIMEOUT_MS), API_TOKENS: TOKEN, LOG_LEVEL: 'info', ...env });
+  service = await startService({
+    MONGODB_URI: mongod.uri(DB_NAME),
+    MONGODB_TIMEOUT_MS: String(TIMEOUT_MS),
+    API_TOKENS: TOKEN,
+    LOG_LEVEL: 'info',
+    ...env,
+  });
   return service;
 }
 
@@ -64,16 +70,24 @@ async function storedIds(): Promise<Set<number>> {
 
 /** Only 200 and 503, each within the bound, healed within HEAL_MS of `answeringAt` and serving since. */
 function expectHealed(running: ServiceProcess, { exchanges }: Traffic, answeringAt: number): void {
-  const errors = running.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
+  const errors = running
+    .output()
+    .split('\n')
+    .filter((line) => /"level":(50|60)/.test(line));
   const summary = `${JSON.stringify(tally(exchanges))}\n${errors.slice(0, 3).join('\n') || running.output().slice(-3_000)}`;
   expect(unexpected(exchanges), summary).toStrictEqual([]);
   const slowestAnswer = slowest(exchanges);
-  const slowLines = running.output().split('\n').filter((line) => /"ms":\d{4,}/.test(line));
+  const slowLines = running
+    .output()
+    .split('\n')
+    .filter((line) => /"ms":\d{4,}/.test(line));
   expect(slowestAnswer.ms, `${JSON.stringify(slowestAnswer.exchange)}\n${slowLines.join('\n')}`).toBeLessThan(TIMEOUT_MS + SLACK_MS);
   const { healMs, refusedAfter } = healing(exchanges, answeringAt);
   expect(healMs, summary).toBeLessThanOrEqual(HEAL_MS);
   expect(refusedAfter, summary).toStrictEqual([]);
-  console.log(`healed ${Math.round(healMs)} ms after MongoDB answered; slowest answer ${Math.round(slowestAnswer.ms)} ms; ${JSON.stringify(tally(exchanges))}`);
+  console.log(
+    `healed ${Math.round(healMs)} ms after MongoDB answered; slowest answer ${Math.round(slowestAnswer.ms)} ms; ${JSON.stringify(tally(exchanges))}`,
+  );
 }
 
 /**
@@ -115,7 +129,15 @@ describe('MongoDB absent when the service starts', () => {
 
   it('until a probe and a create were refused: both 503 with Retry-After in time, then it heals within 2 s of MongoDB starting', async () => {
     const running = await startServiceOn();
-    for (const send of [() => fetch(`${running.url}/readyz`), () => fetch(`${running.url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"id":1,"name":"early"}' })]) {
+    for (const send of [
+      () => fetch(`${running.url}/readyz`),
+      () =>
+        fetch(`${running.url}/plants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: '{"id":1,"name":"early"}',
+        }),
+    ]) {
       const sentAt = performance.now();
       const response = await send();
       expect(response.status).toBe(503);
@@ -134,7 +156,10 @@ describe('MongoDB absent when the service starts', () => {
       const running = await startServiceOn({ WEBHOOK_URLS: receiver.url(), WEBHOOK_SECRET: secret });
       await sleep(TIMEOUT_MS + 500);
       const okIds = (await expectServingOnceStarted(running)).okIds();
-      await receiver.waitFor((received) => new Set(received.map((request) => (JSON.parse(request.body) as { id: number }).id)).size >= okIds.length, 15_000);
+      await receiver.waitFor(
+        (received) => new Set(received.map((request) => (JSON.parse(request.body) as { id: number }).id)).size >= okIds.length,
+        15_000,
+      );
       const delivered = new Set(receiver.received.map((request) => (JSON.parse(request.body) as { id: number }).id));
       expect(okIds.filter((id) => !delivered.has(id))).toStrictEqual([]);
     } finally {

@@ -20,7 +20,8 @@ async function appThroughProxy(env: Record<string, string> = {}): Promise<TestAp
   return startTestApp({ env: { MONGODB_URI: proxy.uri(dbName), ...env } });
 }
 
-const insertsOf = (id: number) => proxy.commands.filter((command) => 'insert' in command && (command.documents as { _id: Long }[] | undefined)?.[0]?._id.equals(id));
+const insertsOf = (id: number) =>
+  proxy.commands.filter((command) => 'insert' in command && (command.documents as { _id: Long }[] | undefined)?.[0]?._id.equals(id));
 
 describe('the write concern on the wire', () => {
   it('is { w: "majority", j: true } on every insert by default', async () => {
@@ -66,19 +67,22 @@ describe('an insert MongoDB did not acknowledge as asked', () => {
     ['a write concern error', 'writeConcernError', 201],
     ['a connection lost before the acknowledgement', 'dropConnection', 202],
     ['a server that takes the insert and never answers', 'noAnswer', 203],
-  ] as const)('with %s: 503, never 200; a retry once MongoDB is healthy answers 200 and one document is stored', async (_case, fault, id) => {
-    proxy.fault = fault;
-    const started = Date.now();
-    const failed = await postPlant(testApp.app, { id, name: 'Ivy' });
-    expect(failed.statusCode).toBe(503);
-    // MONGODB_TIMEOUT_MS bounds the whole operation, retries included.
-    expect(Date.now() - started).toBeLessThan(1000 + 500);
-    expect(failed.json()).toStrictEqual({ error: 503, message: expect.any(String) as unknown });
-    expect(insertsOf(id).length).toBeGreaterThan(0);
+  ] as const)(
+    'with %s: 503, never 200; a retry once MongoDB is healthy answers 200 and one document is stored',
+    async (_case, fault, id) => {
+      proxy.fault = fault;
+      const started = Date.now();
+      const failed = await postPlant(testApp.app, { id, name: 'Ivy' });
+      expect(failed.statusCode).toBe(503);
+      // MONGODB_TIMEOUT_MS bounds the whole operation, retries included.
+      expect(Date.now() - started).toBeLessThan(1000 + 500);
+      expect(failed.json()).toStrictEqual({ error: 503, message: expect.any(String) as unknown });
+      expect(insertsOf(id).length).toBeGreaterThan(0);
 
-    proxy.fault = 'none';
-    const retried = await postPlant(testApp.app, { id, name: 'Ivy' });
-    expect(retried.statusCode).toBe(200);
-    expect(await testApp.plants.countDocuments({ _id: Long.fromNumber(id) })).toBe(1);
-  });
+      proxy.fault = 'none';
+      const retried = await postPlant(testApp.app, { id, name: 'Ivy' });
+      expect(retried.statusCode).toBe(200);
+      expect(await testApp.plants.countDocuments({ _id: Long.fromNumber(id) })).toBe(1);
+    },
+  );
 });

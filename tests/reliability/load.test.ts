@@ -10,7 +10,16 @@ describe('load', () => {
     const report = await runLoad({ plants: 2_000, concurrency: 64, mongoUri: inject('mongoUri'), webhooks: true });
     console.log(formatLoadReport(report));
     expect(loadFailures(report), report.serviceOutput).toStrictEqual([]);
-    expect(report).toMatchObject({ sent: 2_000, ok: 2_000, serverErrors: 0, stored: 2_000, missing: 0, duplicates: 0, wrong: 0, exitCode: 0 });
+    expect(report).toMatchObject({
+      sent: 2_000,
+      ok: 2_000,
+      serverErrors: 0,
+      stored: 2_000,
+      missing: 0,
+      duplicates: 0,
+      wrong: 0,
+      exitCode: 0,
+    });
     expect(report.peakRssBytes).toBeGreaterThan(0);
     expect(report.webhooks).toMatchObject({ received: 2_000, missing: 0, duplicates: 0, unverified: 0, wrong: 0 });
     // Passes while plants were being created saw some of them, and lost none acknowledged before they began.

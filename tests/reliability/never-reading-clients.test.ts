@@ -107,7 +107,8 @@ function probe(url: string, path = '/healthz', timeoutMs = 5_000): Promise<{ sta
 async function socketsDownTo(pid: number, atMost: number, from: number, timeoutMs: number): Promise<number> {
   const deadline = from + timeoutMs;
   while (openSockets(pid) > atMost) {
-    if (performance.now() > deadline) throw new Error(`the service still holds ${openSockets(pid)} sockets after ${timeoutMs} ms (at most ${atMost} expected)`);
+    if (performance.now() > deadline)
+      throw new Error(`the service still holds ${openSockets(pid)} sockets after ${timeoutMs} ms (at most ${atMost} expected)`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return performance.now() - from;
@@ -131,45 +132,58 @@ describe('300 connections that pipeline and never read, with the default limits'
     ['without a token, 20 OpenAPI documents', '/openapi.json', undefined, PIPELINED],
     // Within MAX_PIPELINED_REQUESTS, and more than the kernel's buffers take: the answers stall, and RESPONSE_TIMEOUT_MS ends them.
     ['without a token, 8 copies of the 1.6 MB API reference script', '/docs/static/swagger-ui-bundle.js', undefined, 8],
-  ])('%s: closed within 30 s, RSS bounded, /healthz answering throughout', async (_case, path, token, count) => {
-    const baselineSockets = openSockets(service.pid);
-    const baselineRss = rssBytes(service.pid);
-    const started = performance.now();
-    const sockets = await Promise.all(Array.from({ length: CONNECTIONS }, () => neverReading(service.url, pipelined(path, count, token))));
-    let peakRss = baselineRss;
-    const probes: { status: number | undefined; ms: number }[] = [];
-    const watching = new AbortController();
-    // Probes from the start until the connections are gone, and for at least 5 s.
-    const watch = (async () => {
-      while (!watching.signal.aborted || performance.now() - started < 5_000) {
-        peakRss = Math.max(peakRss, rssBytes(service.pid));
-        probes.push(await probe(service.url));
-        await new Promise((resolve) => setTimeout(resolve, 250));
+  ])(
+    '%s: closed within 30 s, RSS bounded, /healthz answering throughout',
+    async (_case, path, token, count) => {
+      const baselineSockets = openSockets(service.pid);
+      const baselineRss = rssBytes(service.pid);
+      const started = performance.now();
+      const sockets = await Promise.all(
+        Array.from({ length: CONNECTIONS }, () => neverReading(service.url, pipelined(path, count, token))),
+      );
+      let peakRss = baselineRss;
+      const probes: { status: number | undefined; ms: number }[] = [];
+      const watching = new AbortController();
+      // Probes from the start until the connections are gone, and for at least 5 s.
+      const watch = (async () => {
+        while (!watching.signal.aborted || performance.now() - started < 5_000) {
+          peakRss = Math.max(peakRss, rssBytes(service.pid));
+          probes.push(await probe(service.url));
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      })();
+      try {
+        // The service's own sockets (MongoDB's pool, the listener) may vary a little.
+        const closedAfterMs = await socketsDownTo(service.pid, baselineSockets + 5, started, BOUND_MS + 30_000);
+        watching.abort();
+        await watch;
+        const closed = await Promise.all(sockets.map(isClosedByService));
+        console.log(
+          `${_case}: closed after ${Math.round(closedAfterMs)} ms, RSS ${Math.round(baselineRss / MiB)} -> peak ${Math.round(peakRss / MiB)} MiB, ${probes.length} probes, slowest ${Math.round(Math.max(...probes.map((probe) => probe.ms)))} ms`,
+        );
+        expect(closed.filter((isClosed) => !isClosed)).toHaveLength(0);
+        expect(closedAfterMs).toBeLessThan(BOUND_MS);
+        // The first request of each connection runs whatever its client does (300 pages at once cost a
+        // few hundred MiB, as they would for 300 clients that read); nothing more stays queued.
+        expect(peakRss - baselineRss).toBeLessThan(400 * MiB);
+        expect(probes.length).toBeGreaterThan(5);
+        expect(probes.filter((probe) => probe.status !== 200)).toStrictEqual([]);
+        expect(service.child.exitCode).toBeNull();
+        // Every line the service wrote is a JSON log line.
+        expect(
+          service
+            .output()
+            .split('\n')
+            .filter((line) => line !== '' && !line.startsWith('{')),
+        ).toStrictEqual([]);
+      } finally {
+        watching.abort();
+        await watch;
+        for (const socket of sockets) socket.destroy();
       }
-    })();
-    try {
-      // The service's own sockets (MongoDB's pool, the listener) may vary a little.
-      const closedAfterMs = await socketsDownTo(service.pid, baselineSockets + 5, started, BOUND_MS + 30_000);
-      watching.abort();
-      await watch;
-      const closed = await Promise.all(sockets.map(isClosedByService));
-      console.log(`${_case}: closed after ${Math.round(closedAfterMs)} ms, RSS ${Math.round(baselineRss / MiB)} -> peak ${Math.round(peakRss / MiB)} MiB, ${probes.length} probes, slowest ${Math.round(Math.max(...probes.map((probe) => probe.ms)))} ms`);
-      expect(closed.filter((isClosed) => !isClosed)).toHaveLength(0);
-      expect(closedAfterMs).toBeLessThan(BOUND_MS);
-      // The first request of each connection runs whatever its client does (300 pages at once cost a
-      // few hundred MiB, as they would for 300 clients that read); nothing more stays queued.
-      expect(peakRss - baselineRss).toBeLessThan(400 * MiB);
-      expect(probes.length).toBeGreaterThan(5);
-      expect(probes.filter((probe) => probe.status !== 200)).toStrictEqual([]);
-      expect(service.child.exitCode).toBeNull();
-      // Every line the service wrote is a JSON log line.
-      expect(service.output().split('\n').filter((line) => line !== '' && !line.startsWith('{'))).toStrictEqual([]);
-    } finally {
-      watching.abort();
-      await watch;
-      for (const socket of sockets) socket.destroy();
-    }
-  }, 90_000);
+    },
+    90_000,
+  );
 
   it('more pipelined requests than MAX_PIPELINED_REQUESTS: the connection is closed at once, with a warning', async () => {
     const socket = await neverReading(service.url, pipelined('/openapi.json', 40));

@@ -30,7 +30,12 @@ afterAll(async () => {
 
 async function startServiceThroughProxy(): Promise<ServiceProcess> {
   const dbName = new ConnectionString(mongoUri).pathname.slice(1);
-  service = await startService({ MONGODB_URI: proxy.uri(dbName), MONGODB_TIMEOUT_MS: String(TIMEOUT_MS), API_TOKENS: TOKEN, LOG_LEVEL: 'info' });
+  service = await startService({
+    MONGODB_URI: proxy.uri(dbName),
+    MONGODB_TIMEOUT_MS: String(TIMEOUT_MS),
+    API_TOKENS: TOKEN,
+    LOG_LEVEL: 'info',
+  });
   return service;
 }
 
@@ -45,7 +50,8 @@ const routes: Record<string, (url: string, id: number) => Promise<Response>> = {
   'GET /plants': (url) => fetch(`${url}/plants?limit=10`, { headers: auth }),
   'GET /plants/{id}': (url) => fetch(`${url}/plants/1`, { headers: auth }),
   'DELETE /plants/{id}': (url, id) => fetch(`${url}/plants/${id}`, { method: 'DELETE', headers: auth }),
-  'POST /trpc/createPlant': (url, id) => fetch(`${url}/trpc/createPlant`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: `plant ${id}` }) }),
+  'POST /trpc/createPlant': (url, id) =>
+    fetch(`${url}/trpc/createPlant`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: `plant ${id}` }) }),
   'GET /trpc/listPlants': (url) => fetch(`${url}/trpc/listPlants?${trpcInput({ limit: 10 })}`, { headers: auth }),
   'GET /trpc/getPlant': (url) => fetch(`${url}/trpc/getPlant?${trpcInput({ id: 1 })}`, { headers: auth }),
   'POST /trpc/deletePlant': (url, id) => fetch(`${url}/trpc/deletePlant`, { method: 'POST', headers: json, body: JSON.stringify({ id }) }),
@@ -65,7 +71,12 @@ async function everyRoute(url: string, firstId: number): Promise<Timed[]> {
       const started = performance.now();
       const response = await send(url, firstId + index);
       await response.arrayBuffer();
-      return { route, status: response.status, retryAfter: response.headers.get('retry-after'), ms: Math.round(performance.now() - started) };
+      return {
+        route,
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        ms: Math.round(performance.now() - started),
+      };
     }),
   );
 }
@@ -121,12 +132,18 @@ describe('MongoDB stops answering under the running service', () => {
     const log = databaseLog(running.output());
     const warnings = log.filter((line) => line.level === 40);
     expect(warnings, running.output().slice(-3_000)).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ msg: expect.stringMatching(/^MongoDB is unavailable/) as unknown, cause: expect.stringMatching(/^Mongo\w*Error: /) as unknown, servers: new URL(proxy.uri('x').replace(/^mongodb:/, 'http:')).host });
+    expect(warnings[0]).toMatchObject({
+      msg: expect.stringMatching(/^MongoDB is unavailable/) as unknown,
+      cause: expect.stringMatching(/^Mongo\w*Error: /) as unknown,
+      servers: new URL(proxy.uri('x').replace(/^mongodb:/, 'http:')).host,
+    });
     expect(log.filter((line) => line.msg === 'MongoDB answers again')).toHaveLength(1);
     // The database's one warning replaces a line per refused request.
     expect(running.output()).not.toContain('request refused');
     expect(running.output()).not.toMatch(/"level":(50|60)/);
-    console.log(`under a black hole, time to 503 per route (ms): ${JSON.stringify(Object.fromEntries(first.map((answer, index) => [answer.route, [answer.ms, second[index]?.ms]])))}; served again ${Math.round(healMs)} ms after MongoDB answered`);
+    console.log(
+      `under a black hole, time to 503 per route (ms): ${JSON.stringify(Object.fromEntries(first.map((answer, index) => [answer.route, [answer.ms, second[index]?.ms]])))}; served again ${Math.round(healMs)} ms after MongoDB answered`,
+    );
   }, 60_000);
 
   it('from the start: a first connect into the black hole is refused in time, and heals once MongoDB answers', async () => {

@@ -91,6 +91,9 @@ describe('paging through 10,000 plants in pages of 1000', () => {
 
     // Once the creates are over, one more pass finds every plant, each exactly once.
     const after = await pageThrough(getPage, LIMIT);
-    expect(checkListing(after.plants, [...seededIds, ...acknowledged], sent)).toStrictEqual({ listed: SEEDED + acknowledged.length, ...NOTHING_WRONG });
+    expect(checkListing(after.plants, [...seededIds, ...acknowledged], sent)).toStrictEqual({
+      listed: SEEDED + acknowledged.length,
+      ...NOTHING_WRONG,
+    });
   }, 60_000);
 });

@@ -27,7 +27,8 @@ beforeEach(() => {
   proxy.commands.length = 0;
 });
 
-const send = (method: 'GET' | 'DELETE', url: string) => testApp.app.inject({ method, url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+const send = (method: 'GET' | 'DELETE', url: string) =>
+  testApp.app.inject({ method, url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
 /** The commands the service sent on the plants collection under `name` (find, delete...). */
 const commandsOf = (name: string): Document[] => proxy.commands.filter((command) => command[name] === PLANTS_COLLECTION);
 

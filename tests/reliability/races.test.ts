@@ -27,7 +27,8 @@ describe(`${CONCURRENT} concurrent creates of one id`, () => {
   it('with the same body: all answer 200 with the plant, and one document is stored', async () => {
     const plant = { id: 7001, name: 'Monstera', tag: 'tropical' };
     const outcomes = await createAll(Array.from({ length: CONCURRENT }, () => plant));
-    for (const outcome of outcomes) expect(outcome).toStrictEqual({ status: 200, body: JSON.stringify({ name: 'Monstera', tag: 'tropical' }) });
+    for (const outcome of outcomes)
+      expect(outcome).toStrictEqual({ status: 200, body: JSON.stringify({ name: 'Monstera', tag: 'tropical' }) });
     expect(await testApp.plants.find({ _id: Long.fromNumber(7001) }).toArray()).toMatchObject([{ name: 'Monstera', tag: 'tropical' }]);
   });
 
@@ -44,7 +45,10 @@ describe(`${CONCURRENT} concurrent creates of one id`, () => {
         expect(outcome).toStrictEqual({ status: 200, body: JSON.stringify({ name: storedName }) });
       } else {
         expect(outcome.status).toBe(409);
-        expect(outcome.status !== undefined && JSON.parse(outcome.body)).toStrictEqual({ error: 409, message: expect.any(String) as unknown });
+        expect(outcome.status !== undefined && JSON.parse(outcome.body)).toStrictEqual({
+          error: 409,
+          message: expect.any(String) as unknown,
+        });
       }
     });
     expect(outcomes.filter((outcome) => outcome.status === 200)).toHaveLength(CONCURRENT / 10);
@@ -52,7 +56,9 @@ describe(`${CONCURRENT} concurrent creates of one id`, () => {
 
   it('with a tag in some bodies and not in others: the tag is part of the comparison', async () => {
     const id = 7003;
-    const bodies = Array.from({ length: CONCURRENT }, (_, index) => (index % 2 === 0 ? { id, name: 'Fern' } : { id, name: 'Fern', tag: 'shade' }));
+    const bodies = Array.from({ length: CONCURRENT }, (_, index) =>
+      index % 2 === 0 ? { id, name: 'Fern' } : { id, name: 'Fern', tag: 'shade' },
+    );
     const outcomes = await createAll(bodies);
     const documents = await testApp.plants.find({ _id: Long.fromNumber(id) }).toArray();
     expect(documents).toHaveLength(1);

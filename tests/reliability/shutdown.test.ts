@@ -72,7 +72,12 @@ describe('SIGTERM under load', () => {
           const body = JSON.stringify({ id, name: `slow ${id}` });
           const socket = await openRawSocket(service.url);
           socket.write(postHead('/plants', Buffer.byteLength(body), { authorization: `Bearer ${TOKEN}`, expect: '100-continue' }));
-          await vi.waitFor(() => { expect(socket.received()).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n/); }, { timeout: 10_000, interval: 10 });
+          await vi.waitFor(
+            () => {
+              expect(socket.received()).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
+            },
+            { timeout: 10_000, interval: 10 },
+          );
           socket.write(body.slice(0, 10));
           return { id, body, socket };
         }),
@@ -86,7 +91,9 @@ describe('SIGTERM under load', () => {
       const exitCode = service.stop('SIGTERM');
       await sleep(300);
       for (const { body, socket } of slow) socket.write(body.slice(10));
-      const slowRaw = await Promise.all(slow.map(async ({ socket }) => (await socket.closed).data.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '')));
+      const slowRaw = await Promise.all(
+        slow.map(async ({ socket }) => (await socket.closed).data.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '')),
+      );
 
       expect(await exitCode).toBe(0);
       const exitMs = performance.now() - signalAt;
@@ -114,7 +121,10 @@ describe('SIGTERM under load', () => {
       expect(unanswered.length).toBeGreaterThan(0);
       expect(unanswered.filter((error) => error !== 'ECONNREFUSED')).toStrictEqual([]);
 
-      const answeredOk = [...answers.filter((answer) => answer.outcome.status === 200).map((answer) => answer.id), ...slow.map((request) => request.id)];
+      const answeredOk = [
+        ...answers.filter((answer) => answer.outcome.status === 200).map((answer) => answer.id),
+        ...slow.map((request) => request.id),
+      ];
       const stored = await storedIds();
       expect(answeredOk.filter((id) => !stored.has(id))).toStrictEqual([]);
 
@@ -123,7 +133,9 @@ describe('SIGTERM under load', () => {
         const key = outcome.status === undefined ? outcome.error : String(outcome.status);
         counts[key] = (counts[key] ?? 0) + 1;
       }
-      console.log(`shutdown run ${run}: ${before.length} answered 200 before SIGTERM; after it ${JSON.stringify(counts)}; exit 0 in ${Math.round(exitMs)} ms`);
+      console.log(
+        `shutdown run ${run}: ${before.length} answered 200 before SIGTERM; after it ${JSON.stringify(counts)}; exit 0 in ${Math.round(exitMs)} ms`,
+      );
     });
   }
 });
@@ -169,7 +181,12 @@ async function connectError(url: string): Promise<string | undefined> {
 
 describe('SHUTDOWN_DELAY_MS', () => {
   it('on SIGTERM, /readyz answers 503 at once while every route serves on, keep-alive, for the delay; then the service closes as without it', async () => {
-    const service = await startService({ MONGODB_URI: mongoUri, API_TOKENS: TOKEN, LOG_LEVEL: 'warn', SHUTDOWN_DELAY_MS: String(DELAY_MS) });
+    const service = await startService({
+      MONGODB_URI: mongoUri,
+      API_TOKENS: TOKEN,
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_DELAY_MS: String(DELAY_MS),
+    });
     expect((await ask(service.url, getRequest('/readyz'))).status).toBe(200);
     const kept = await openRawSocket(service.url);
     expect((await exchange(kept, getRequest('/healthz'))).status).toBe(200);
@@ -197,7 +214,12 @@ describe('SHUTDOWN_DELAY_MS', () => {
     for (const response of [created, read, live]) expect(response.headers.connection).not.toBe('close');
 
     // After it: new connections are refused, and the process exits 0.
-    await vi.waitFor(async () => { expect(await connectError(service.url)).toBe('ECONNREFUSED'); }, { timeout: DELAY_MS + 10_000, interval: 20 });
+    await vi.waitFor(
+      async () => {
+        expect(await connectError(service.url)).toBe('ECONNREFUSED');
+      },
+      { timeout: DELAY_MS + 10_000, interval: 20 },
+    );
     expect(performance.now() - signalAt).toBeGreaterThanOrEqual(DELAY_MS);
     expect(await exitCode).toBe(0);
     expect(performance.now() - signalAt).toBeLessThan(DELAY_MS + 10_000);

@@ -13,7 +13,9 @@ const NODE_KEEP_ALIVE_BUFFER_MS = 1000;
 let testApp: TestApp;
 let url: string;
 beforeAll(async () => {
-  testApp = await startTestApp({ env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS) } });
+  testApp = await startTestApp({
+    env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS) },
+  });
   url = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {

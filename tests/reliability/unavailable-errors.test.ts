@@ -16,7 +16,7 @@ describe('isUnavailable', () => {
     ["a write to a connection the server closed (Node's EPIPE, passed on by the driver as it is)", socketError('EPIPE')],
     ['a reset connection', socketError('ECONNRESET')],
     ['a cursor the server dropped', new MongoServerError({ code: 43, errmsg: 'cursor id 7 not found' })],
-    ["a later round trip of an operation whose session its deadline ended", new MongoExpiredSessionError()],
+    ['a later round trip of an operation whose session its deadline ended', new MongoExpiredSessionError()],
   ])('%s: unavailable', (_case, error) => {
     expect(isUnavailable(error)).toBe(true);
   });

@@ -48,24 +48,33 @@ describe('a receiver that never answers, under frequent garbage collections', ()
     const churning = new AbortController();
     // Garbage for the collector while attempts wait: the OpenAPI document, over and over (bounded by the test's end).
     const churn = (async () => {
-      while (!churning.signal.aborted) await fetch(`${service.url}/openapi.json`).then((response) => response.arrayBuffer(), () => undefined);
+      while (!churning.signal.aborted)
+        await fetch(`${service.url}/openapi.json`).then(
+          (response) => response.arrayBuffer(),
+          () => undefined,
+        );
     })();
     try {
       const createdAt = Date.now();
-      for (let id = 1; id <= EVENTS; id += 1) expect((await postJson(`${service.url}/plants`, { id, name: `Plant ${id}` }, TOKEN)).status).toBe(200);
+      for (let id = 1; id <= EVENTS; id += 1)
+        expect((await postJson(`${service.url}/plants`, { id, name: `Plant ${id}` }, TOKEN)).status).toBe(200);
       // Attempts 1 and 2 time out, each retry waits its backoff (at most 2 × 100 ms, then 4 × 100 ms with
       // jitter), attempt 3 times out: about 3.6 s per event, all events at once. 15 s is ample.
       await healthy.waitFor((received) => received.length >= EVENTS, 15_000);
       await silent.waitFor((received) => received.length >= EVENTS * MAX_ATTEMPTS, 15_000);
       // More events after the silent receiver has held every slot: they reach the healthy one too.
-      for (let id = EVENTS + 1; id <= 2 * EVENTS; id += 1) expect((await postJson(`${service.url}/plants`, { id, name: `Plant ${id}` }, TOKEN)).status).toBe(200);
+      for (let id = EVENTS + 1; id <= 2 * EVENTS; id += 1)
+        expect((await postJson(`${service.url}/plants`, { id, name: `Plant ${id}` }, TOKEN)).status).toBe(200);
       await healthy.waitFor((received) => received.length >= 2 * EVENTS, 15_000);
 
       const deadline = Date.now() + 20_000;
       const failedSilent = async () =>
         (await plants.find({ 'webhook.deliveries.0.state': 'failed' }).toArray()).filter((document) => Number(document._id) <= EVENTS);
       while ((await failedSilent()).length < EVENTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      const first = await plants.find({ _id: { $lte: Long.fromNumber(EVENTS) } }).sort({ _id: 1 }).toArray();
+      const first = await plants
+        .find({ _id: { $lte: Long.fromNumber(EVENTS) } })
+        .sort({ _id: 1 })
+        .toArray();
       expect(first).toHaveLength(EVENTS);
       for (const document of first) {
         const [toSilent, toHealthy] = document.webhook?.deliveries ?? [];
@@ -84,7 +93,10 @@ describe('a receiver that never answers, under frequent garbage collections', ()
           expect((times[attempt] ?? 0) - (times[attempt - 1] ?? 0)).toBeLessThan(TIMEOUT_MS + 3_000);
         }
       }
-      const errors = service.output().split('\n').filter((line) => line.includes('webhook delivery failed: no further attempts'));
+      const errors = service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('webhook delivery failed: no further attempts'));
       expect(errors.length).toBeGreaterThanOrEqual(EVENTS);
       // Sixteen attempts at once each listen for the shutdown: no warning of a listener leak.
       expect(service.output()).not.toContain('MaxListenersExceededWarning');

@@ -140,12 +140,18 @@ describe('two service processes on one MongoDB', () => {
     // the default's, not the second of the lease tests, for 32 clients and 2 workers on one shared MongoDB.
     // Exactly once holds for a receiver that answers within WEBHOOK_TIMEOUT_MS (an attempt timed out is
     // sent again, and the receiver may have had it): the default's, for a receiver in this busy process.
-    const env = serviceEnv(database.uri, [receiver.url('/a'), receiver.url('/b')], { LOG_LEVEL: 'debug', MONGODB_TIMEOUT_MS: '3000', WEBHOOK_TIMEOUT_MS: '5000' });
+    const env = serviceEnv(database.uri, [receiver.url('/a'), receiver.url('/b')], {
+      LOG_LEVEL: 'debug',
+      MONGODB_TIMEOUT_MS: '3000',
+      WEBHOOK_TIMEOUT_MS: '5000',
+    });
     const services = await Promise.all([startService(env), startService(env)]);
     try {
       const plants = makePlants(1_000, 1);
       const halves = [plants.filter((plant) => plant.id % 2 === 0), plants.filter((plant) => plant.id % 2 === 1)];
-      const drives = await Promise.all(services.map((service, index) => driveLoad({ url: service.url, token: TOKEN, plants: halves[index] ?? [], concurrency: 16 })));
+      const drives = await Promise.all(
+        services.map((service, index) => driveLoad({ url: service.url, token: TOKEN, plants: halves[index] ?? [], concurrency: 16 })),
+      );
       expect(drives.map((drive) => drive.ok)).toStrictEqual([500, 500]);
 
       await receiver.waitFor((received) => received.length >= 2_000, 60_000);
@@ -153,7 +159,15 @@ describe('two service processes on one MongoDB', () => {
       await sleep(1_500);
       const expected = plants.map((plant) => JSON.stringify(plant)).sort();
       // On a failure, what the services warned of says why.
-      const warnings = services.flatMap((service) => service.output().split('\n').filter((line) => /"level":(40|50)/.test(line))).slice(0, 20).join('\n');
+      const warnings = services
+        .flatMap((service) =>
+          service
+            .output()
+            .split('\n')
+            .filter((line) => /"level":(40|50)/.test(line)),
+        )
+        .slice(0, 20)
+        .join('\n');
       for (const path of ['/a', '/b']) {
         const bodies = receiver.received.filter((request) => request.path === path).map((request: ReceivedWebhook) => request.body);
         expect(bodies, warnings).toHaveLength(1_000);

@@ -55,7 +55,9 @@ describe('createPlantStoreClient', () => {
     const error = await rejectionOf(store.createPlant.mutate({ id: 2 ** 53 + 2, name: 'Rounded' }));
     expect(error).toBeInstanceOf(TRPCClientError);
     expect(error).toMatchObject({ data: { code: 'BAD_REQUEST', httpStatus: 400 } });
-    expect((error as Error).message).toMatch(/^id must be an integer from .* exactly: 9007199254740994 is a JavaScript number beyond ±\(2\^53−1\), which is rounded; pass it as a bigint/);
+    expect((error as Error).message).toMatch(
+      /^id must be an integer from .* exactly: 9007199254740994 is a JavaScript number beyond ±\(2\^53−1\), which is rounded; pass it as a bigint/,
+    );
     const inQuery = await rejectionOf(store.getPlant.query({ id: 2 ** 60 }));
     expect(inQuery).toMatchObject({ data: { code: 'BAD_REQUEST', httpStatus: 400 } });
     expect(urls).toStrictEqual([]);
@@ -72,7 +74,12 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
     const client = createTRPCClient<AppRouter>({
       links: [
         loggerLink({ console: { log: (...args: unknown[]) => logged.push(args), error: (...args: unknown[]) => logged.push(args) } }),
-        httpBatchLink({ url: trpcUrl(service.url), headers: { authorization: `Bearer ${TEST_TOKEN}` }, transformer: int64Transformer, fetch: exactIntegerFetch(fetch) }),
+        httpBatchLink({
+          url: trpcUrl(service.url),
+          headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          transformer: int64Transformer,
+          fetch: exactIntegerFetch(fetch),
+        }),
       ],
     });
     const created = await Promise.all([
@@ -101,7 +108,14 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
 
   it('httpLink: a query with an id beyond 2^53 in its URL, and a mutation in its body', async () => {
     const client = createTRPCClient<AppRouter>({
-      links: [httpLink({ url: trpcUrl(service.url), headers: { authorization: `Bearer ${TEST_TOKEN}` }, transformer: int64Transformer, fetch: exactIntegerFetch() })],
+      links: [
+        httpLink({
+          url: trpcUrl(service.url),
+          headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          transformer: int64Transformer,
+          fetch: exactIntegerFetch(),
+        }),
+      ],
     });
     await client.createPlant.mutate({ id: BEYOND_2_53, name: 'Monstera' });
     await client.createPlant.mutate({ id: BEYOND_2_53 - 1n, name: 'Fern' });

@@ -70,7 +70,11 @@ describe('createPlant through @trpc/client against a listening server', () => {
   });
 
   it('answers 401 over /trpc with WWW-Authenticate too', async () => {
-    const response = await fetch(`${service.url}/trpc/createPlant`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":6,"name":"x"}' });
+    const response = await fetch(`${service.url}/trpc/createPlant`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"id":6,"name":"x"}',
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });

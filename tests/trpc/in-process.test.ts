@@ -12,7 +12,10 @@ let client: MongoClient;
 let createContext: ReturnType<typeof createContextFactory>;
 beforeAll(() => {
   client = new MongoClient(testMongoUri());
-  createContext = createContextFactory({ store: new MongoPlantStore(client.db(), { w: 1 }), verifyToken: createTokenVerifier([TEST_TOKEN]) });
+  createContext = createContextFactory({
+    store: new MongoPlantStore(client.db(), { w: 1 }),
+    verifyToken: createTokenVerifier([TEST_TOKEN]),
+  });
 });
 afterAll(async () => {
   await client.db().dropDatabase();
@@ -23,7 +26,12 @@ describe('createPlant in process, through createCaller', () => {
   it('creates and stores a plant', async () => {
     const caller = createCaller(createContext(`Bearer ${TEST_TOKEN}`));
     await expect(caller.createPlant({ id: 1, name: 'Pothos' })).resolves.toStrictEqual({ name: 'Pothos' });
-    expect(await client.db().collection(PLANTS_COLLECTION).findOne({ _id: Long.fromNumber(1) })).toMatchObject({ name: 'Pothos' });
+    expect(
+      await client
+        .db()
+        .collection(PLANTS_COLLECTION)
+        .findOne({ _id: Long.fromNumber(1) }),
+    ).toMatchObject({ name: 'Pothos' });
   });
 
   it('applies the same auth rule', async () => {

@@ -19,7 +19,11 @@ beforeEach(async () => {
 
 describe('raw /trpc', () => {
   const trpcGet = (path: string, input: string) =>
-    service.testApp.app.inject({ method: 'GET', url: `/trpc/${path}?input=${encodeURIComponent(input)}`, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    service.testApp.app.inject({
+      method: 'GET',
+      url: `/trpc/${path}?input=${encodeURIComponent(input)}`,
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
 
   it('lists as a query, ids written as exact JSON numbers', async () => {
     const response = await trpcGet('listPlants', '{"limit":2,"after":2}');
@@ -43,10 +47,20 @@ describe('raw /trpc', () => {
   });
 
   it('deletes as a mutation', async () => {
-    const deleted = await service.testApp.app.inject({ method: 'POST', url: '/trpc/deletePlant', headers: authHeaders(), payload: '{"id": 9007199254740993}' });
+    const deleted = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/deletePlant',
+      headers: authHeaders(),
+      payload: '{"id": 9007199254740993}',
+    });
     expect(deleted.statusCode).toBe(200);
     expect(deleted.json()).toEqual({ result: {} });
-    const again = await service.testApp.app.inject({ method: 'POST', url: '/trpc/deletePlant', headers: authHeaders(), payload: '{"id": 9007199254740993}' });
+    const again = await service.testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/deletePlant',
+      headers: authHeaders(),
+      payload: '{"id": 9007199254740993}',
+    });
     expect(again.statusCode).toBe(404);
   });
 });
@@ -72,7 +86,9 @@ describe('the typed client', () => {
   it('gets and deletes by a bigint id', async () => {
     await expect(client().getPlant.query({ id: BIG })).resolves.toEqual({ id: BIG, name: `plant ${BIG}` });
     await expect(client().deletePlant.mutate({ id: BIG })).resolves.toBeUndefined();
-    const error: unknown = await client().getPlant.query({ id: BIG }).catch((caught: unknown) => caught);
+    const error: unknown = await client()
+      .getPlant.query({ id: BIG })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TRPCClientError);
     expect(error).toMatchObject({ message: `no plant with id ${BIG}`, data: { code: 'NOT_FOUND', httpStatus: 404 } });
   });
@@ -81,9 +97,10 @@ describe('the typed client', () => {
 describe('in process', () => {
   const caller = () =>
     createCaller(
-      createContextFactory({ store: new MongoPlantStore(service.testApp.db, { w: 'majority', journal: true }), verifyToken: createTokenVerifier([TEST_TOKEN]) })(
-        `Bearer ${TEST_TOKEN}`,
-      ),
+      createContextFactory({
+        store: new MongoPlantStore(service.testApp.db, { w: 'majority', journal: true }),
+        verifyToken: createTokenVerifier([TEST_TOKEN]),
+      })(`Bearer ${TEST_TOKEN}`),
     );
 
   it('lists, gets and deletes with the same rules', async () => {

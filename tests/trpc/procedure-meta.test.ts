@@ -19,12 +19,18 @@ it('refuses, at type-check time, an operation whose answer lacks its example or 
     summary: 'List plants again',
     description: 'A declaration for the type checker only.',
     scope: 'plants:read',
-    success: { status: 200, description: 'Plant response', example: { name: 'ok', summary: 'ok', request: { method: 'GET', url: '/plants', token: 'valid' } } },
+    success: {
+      status: 200,
+      description: 'Plant response',
+      example: { name: 'ok', summary: 'ok', request: { method: 'GET', url: '/plants', token: 'valid' } },
+    },
   } as const;
   const example = { name: 'missingToken', summary: 'No bearer token', request: { method: 'GET', url: '/plants', token: 'none' } } as const;
   // @ts-expect-error: a 401 without its example
   restOperation({ ...declaration, errors: { 401: { description: 'No token' } } });
   // @ts-expect-error: a 401 without its description
   restOperation({ ...declaration, errors: { 401: { example } } });
-  expect(restOperation({ ...declaration, errors: { 401: { description: 'No token', example } } }).openapi?.errorResponses).toEqual({ 401: 'No token' });
+  expect(restOperation({ ...declaration, errors: { 401: { description: 'No token', example } } }).openapi?.errorResponses).toEqual({
+    401: 'No token',
+  });
 });

@@ -17,13 +17,21 @@ describe('the webhook configuration', () => {
       WEBHOOK_MAX_ATTEMPTS: '3',
       WEBHOOK_TIMEOUT_MS: '1500',
     });
-    expect(webhooks).toMatchObject({ urls: ['https://a.example/hook', 'http://127.0.0.1:9000/x?key=1'], retryBaseMs: 250, maxAttempts: 3, timeoutMs: 1500 });
+    expect(webhooks).toMatchObject({
+      urls: ['https://a.example/hook', 'http://127.0.0.1:9000/x?key=1'],
+      retryBaseMs: 250,
+      maxAttempts: 3,
+      timeoutMs: 1500,
+    });
     expect(webhooks.secret?.keys).toStrictEqual([Buffer.alloc(32, 7)]);
   });
 
   it('reads several space-separated secrets, in order, for rotation', () => {
     const next = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
-    expect(loadConfig({ WEBHOOK_SECRET: ` ${SECRET}  ${next} ` }).webhooks.secret?.keys).toStrictEqual([Buffer.alloc(32, 7), Buffer.alloc(24, 9)]);
+    expect(loadConfig({ WEBHOOK_SECRET: ` ${SECRET}  ${next} ` }).webhooks.secret?.keys).toStrictEqual([
+      Buffer.alloc(32, 7),
+      Buffer.alloc(24, 9),
+    ]);
   });
 
   it('names the one of several secrets that is malformed, without echoing it', () => {
@@ -60,7 +68,10 @@ describe('the webhook configuration', () => {
     [{ WEBHOOK_URLS: 'ftp://a.example/hook', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 1 is not an http:// or https:// URL'],
     [{ WEBHOOK_URLS: 'https://a.example,not a url', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 2 is not an http:// or https:// URL'],
     [{ WEBHOOK_URLS: 'https://a.example,https://a.example', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: a URL is listed twice'],
-    [{ WEBHOOK_URLS: 'https://a.example,https://user:pw@b.example/hook', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 2 carries credentials (user:password@)'],
+    [
+      { WEBHOOK_URLS: 'https://a.example,https://user:pw@b.example/hook', WEBHOOK_SECRET: SECRET },
+      'WEBHOOK_URLS: URL 2 carries credentials (user:password@)',
+    ],
     [{ WEBHOOK_URLS: 'https://token@a.example/hook', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 1 carries credentials (user:password@)'],
     [{ WEBHOOK_RETRY_BASE_MS: '0' }, 'WEBHOOK_RETRY_BASE_MS'],
     [{ WEBHOOK_RETRY_BASE_MS: '3600001' }, 'WEBHOOK_RETRY_BASE_MS: must be at most 3600000'],

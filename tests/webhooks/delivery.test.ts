@@ -11,7 +11,13 @@ const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);
 
 async function appSendingTo(paths: string[], env: Record<string, string> = {}): ReturnType<typeof hooks.startApp> {
-  return hooks.startApp({ env: webhookEnv(paths.map((path) => hooks.receiver.url(path)), SECRET, env) });
+  return hooks.startApp({
+    env: webhookEnv(
+      paths.map((path) => hooks.receiver.url(path)),
+      SECRET,
+      env,
+    ),
+  });
 }
 
 describe('each new plant', () => {
@@ -84,7 +90,12 @@ describe('each new plant', () => {
     const caller = () => createAppCaller(inProcess, `Bearer ${TEST_TOKEN}`);
     try {
       expect((await postPlant(app, { id: 10, name: 'Rest' })).statusCode).toBe(200);
-      const trpc = await app.inject({ method: 'POST', url: '/trpc/createPlant', headers: authHeaders(), payload: { id: 11, name: 'Trpc', tag: 't' } });
+      const trpc = await app.inject({
+        method: 'POST',
+        url: '/trpc/createPlant',
+        headers: authHeaders(),
+        payload: { id: 11, name: 'Trpc', tag: 't' },
+      });
       expect(trpc.statusCode).toBe(200);
       await expect(caller().createPlant({ id: 12, name: 'Caller' })).resolves.toStrictEqual({ name: 'Caller' });
       // Replays, over each way in: answered 200, stored already, so no second event.

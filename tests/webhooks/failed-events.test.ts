@@ -16,7 +16,11 @@ const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);
 
 /** Runs the built CLI as `npm run webhooks:failed` does, with only MONGODB_URI set (and `env`). */
-async function runCli(mongoUri: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+async function runCli(
+  mongoUri: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', MONGODB_URI: mongoUri, ...env } });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -30,7 +34,9 @@ describe('npm run webhooks:failed', () => {
     // Fern's receiver keeps failing; Ivy's answers 410 Gone, given up on after one attempt.
     hooks.receiver.respond = (request) => (request.body.includes('"Ivy"') ? 410 : 500);
     const uri = testMongoUri();
-    const { app, plants } = await hooks.startApp({ env: webhookEnv([hooks.receiver.url()], SECRET, { MONGODB_URI: uri, WEBHOOK_MAX_ATTEMPTS: '2' }) });
+    const { app, plants } = await hooks.startApp({
+      env: webhookEnv([hooks.receiver.url()], SECRET, { MONGODB_URI: uri, WEBHOOK_MAX_ATTEMPTS: '2' }),
+    });
     await postPlant(app, { id: 7, name: 'Fern' });
     await postPlant(app, { id: 8, name: 'Ivy' });
     const failed = await waitForEvent(plants, 7, allIn('failed'));
@@ -59,7 +65,10 @@ describe('npm run webhooks:failed', () => {
 
   it('prints its usage with --help, and exits 0 without touching MongoDB', async () => {
     const help = await runCli('', ['--help']);
-    expect(help).toStrictEqual({ code: 0, output: expect.stringMatching(/^Usage: npm run webhooks:failed -- \[--replay\] \[--id msg_…\]\n/) as unknown });
+    expect(help).toStrictEqual({
+      code: 0,
+      output: expect.stringMatching(/^Usage: npm run webhooks:failed -- \[--replay\] \[--id msg_…\]\n/) as unknown,
+    });
     expect(help.output).toContain('MONGODB_URI');
   });
 

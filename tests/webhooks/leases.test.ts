@@ -55,27 +55,39 @@ describe('closing the app', () => {
 describe('the due index', () => {
   it('is sparse on webhook.dueAt; one MongoDB refuses is logged, and events are delivered all the same', async () => {
     const logs = captureLogs();
-    const t = await hooks.startApp({ env: webhookEnv([hooks.receiver.url()], SECRET, { LOG_LEVEL: 'error' }), overrides: { logStream: logs.stream } });
+    const t = await hooks.startApp({
+      env: webhookEnv([hooks.receiver.url()], SECRET, { LOG_LEVEL: 'error' }),
+      overrides: { logStream: logs.stream },
+    });
     // Same keys, other options: createIndex fails with IndexOptionsConflict.
     await t.plants.createIndex({ 'webhook.dueAt': 1 }, { name: 'dueAt_plain' }, undefined);
     await postPlant(t.app, { id: 30, name: 'Ash' });
     await waitForEvent(t.plants, 30, allIn('delivered'));
-    expect(logs.lines().map((line) => line.msg)).toContain('webhooks: could not create the index webhook_dueAt; due events are found by scanning the collection');
+    expect(logs.lines().map((line) => line.msg)).toContain(
+      'webhooks: could not create the index webhook_dueAt; due events are found by scanning the collection',
+    );
 
     const other = await hooks.startApp({ env: webhookEnv([hooks.receiver.url()], SECRET) });
     await other.app.ready();
-    await expect.poll(async () => (await other.plants.indexes()).find((index) => index.name === 'webhook_dueAt')).toMatchObject({ key: { 'webhook.dueAt': 1 }, sparse: true });
+    await expect
+      .poll(async () => (await other.plants.indexes()).find((index) => index.name === 'webhook_dueAt'))
+      .toMatchObject({ key: { 'webhook.dueAt': 1 }, sparse: true });
   });
 });
 
 describe('leases', () => {
-  it("take over a claim whose lease ran out (its instance died) and leave one still held alone", async () => {
+  it('take over a claim whose lease ran out (its instance died) and leave one still held alone', async () => {
     const env = webhookEnv([hooks.receiver.url()], SECRET);
     const t = await hooks.startApp({ env });
     const now = new Date();
     const claimed = (id: number, leaseEndsAt: Date): PlantDocument => {
       const webhook = newWebhookRecord([hooks.receiver.url()], now);
-      return { _id: Long.fromNumber(id), name: `plant ${id}`, createdAt: now, webhook: { ...webhook, dueAt: leaseEndsAt, lease: { owner: 'dead-instance', token: 'gone' }, claims: 1 } };
+      return {
+        _id: Long.fromNumber(id),
+        name: `plant ${id}`,
+        createdAt: now,
+        webhook: { ...webhook, dueAt: leaseEndsAt, lease: { owner: 'dead-instance', token: 'gone' }, claims: 1 },
+      };
     };
     await t.plants.insertMany([claimed(10, new Date(now.getTime() - 1)), claimed(11, new Date(now.getTime() + 60_000))]);
 
@@ -85,13 +97,22 @@ describe('leases', () => {
     // The worker polls every second; give it two looks.
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     expect(hooks.receiver.received.map((request) => request.body)).toStrictEqual(['{"id":10,"name":"plant 10"}']);
-    expect(await eventOf(t.plants, 11)).toMatchObject({ claims: 1, lease: { owner: 'dead-instance', token: 'gone' }, deliveries: [{ state: 'pending', attempts: 0 }] });
+    expect(await eventOf(t.plants, 11)).toMatchObject({
+      claims: 1,
+      lease: { owner: 'dead-instance', token: 'gone' },
+      deliveries: [{ state: 'pending', attempts: 0 }],
+    });
   });
 
   it('are taken by an instance with WEBHOOK_SECRET alone: it delivers events recorded by others, and records none itself', async () => {
     const t = await hooks.startApp({ env: { WEBHOOK_SECRET: SECRET } });
     const now = new Date();
-    await t.plants.insertOne({ _id: Long.fromNumber(20), name: 'Announced', createdAt: now, webhook: newWebhookRecord([hooks.receiver.url()], now) });
+    await t.plants.insertOne({
+      _id: Long.fromNumber(20),
+      name: 'Announced',
+      createdAt: now,
+      webhook: newWebhookRecord([hooks.receiver.url()], now),
+    });
     await postPlant(t.app, { id: 21, name: 'Not announced' });
     await waitForEvent(t.plants, 20, allIn('delivered'));
     expect(hooks.receiver.received.map((request) => request.body)).toStrictEqual(['{"id":20,"name":"Announced"}']);

@@ -16,7 +16,8 @@ async function appSendingTo(urls: string[], env: Record<string, string> = {}): R
   return hooks.startApp({ env: webhookEnv(urls, SECRET, { LOG_LEVEL: 'warn', ...env }), overrides: { logStream: logs.stream } });
 }
 
-const gapsMs = () => hooks.receiver.received.slice(1).map((request, index) => request.receivedAt - (hooks.receiver.received[index]?.receivedAt ?? 0));
+const gapsMs = () =>
+  hooks.receiver.received.slice(1).map((request, index) => request.receivedAt - (hooks.receiver.received[index]?.receivedAt ?? 0));
 
 describe('a receiver that fails', () => {
   it('twice with 500, then answers 200: delivered on the third attempt, with the same webhook-id each time', async () => {
@@ -54,7 +55,14 @@ describe('a receiver that fails', () => {
 
     const failedLines = logs.lines().filter((line) => line.msg === 'webhook delivery failed: no further attempts');
     expect(failedLines).toHaveLength(1);
-    expect(failedLines[0]).toMatchObject({ level: 50, webhookId: delivery?.id, url: hooks.receiver.url(), plantId: '2', attempts: 3, lastError: 'no answer within 300 ms' });
+    expect(failedLines[0]).toMatchObject({
+      level: 50,
+      webhookId: delivery?.id,
+      url: hooks.receiver.url(),
+      plantId: '2',
+      attempts: 3,
+      lastError: 'no answer within 300 ms',
+    });
     // The README's query for failed events finds it.
     const failed = await plants.find({ 'webhook.deliveries.state': 'failed' }).toArray();
     expect(failed.map((document) => Number(document._id))).toStrictEqual([2]);
@@ -69,7 +77,8 @@ describe('a receiver that fails', () => {
   });
 
   it('with a redirect: not followed, counted as a failure and retried', async () => {
-    hooks.receiver.respond = (_request, attempt) => (attempt === 1 ? { status: 302, headers: { location: hooks.receiver.url('/elsewhere') } } : 200);
+    hooks.receiver.respond = (_request, attempt) =>
+      attempt === 1 ? { status: 302, headers: { location: hooks.receiver.url('/elsewhere') } } : 200;
     const { app, plants } = await appSendingTo([hooks.receiver.url('/hook')]);
     await postPlant(app, { id: 4, name: 'Elm' });
     const event = await waitForEvent(plants, 4, allIn('delivered'));

@@ -5,7 +5,12 @@ const HOUR = 3_600_000;
 
 describe('the retry delay', () => {
   it('doubles from the base with each failed attempt, jittered between half and all of it', () => {
-    for (const [failed, full] of [[1, 5_000], [2, 10_000], [3, 20_000], [6, 160_000]] as const) {
+    for (const [failed, full] of [
+      [1, 5_000],
+      [2, 10_000],
+      [3, 20_000],
+      [6, 160_000],
+    ] as const) {
       expect(retryDelayMs(failed, 5_000, 0, () => 0)).toBe(full / 2);
       expect(retryDelayMs(failed, 5_000, 0, () => 1)).toBe(full);
     }

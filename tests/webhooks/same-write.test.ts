@@ -29,7 +29,9 @@ afterAll(async () => {
 
 /** The documents of every insert command the service sent for plant `id`. */
 const insertsOf = (id: number) =>
-  proxy.commands.flatMap((command) => ('insert' in command ? ((command.documents as Document[] | undefined) ?? []) : [])).filter((document) => Number(document._id) === id);
+  proxy.commands
+    .flatMap((command) => ('insert' in command ? ((command.documents as Document[] | undefined) ?? []) : []))
+    .filter((document) => Number(document._id) === id);
 
 describe('the event on the wire', () => {
   it('is part of the one insert that stores the plant', async () => {
@@ -37,7 +39,10 @@ describe('the event on the wire', () => {
     const inserts = insertsOf(1);
     expect(inserts).toHaveLength(1);
     // The proxy keeps BSON types as sent: attempts is an Int32.
-    expect(inserts[0]).toMatchObject({ name: 'Fern', webhook: { deliveries: [{ url: receiver.url(), state: 'pending', attempts: new Int32(0) }] } });
+    expect(inserts[0]).toMatchObject({
+      name: 'Fern',
+      webhook: { deliveries: [{ url: receiver.url(), state: 'pending', attempts: new Int32(0) }] },
+    });
   });
 
   it('of a create whose insert was not acknowledged (503) is sent once, after the retry is answered 200', async () => {

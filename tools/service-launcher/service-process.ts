@@ -40,7 +40,10 @@ export interface SpawnedService {
   readonly exited: () => Promise<number | null>;
 }
 
-export function spawnService(env: Record<string, string>, { script = SERVICE_MAIN, nodeFlags = [], inheritEnv = false, ipc = false, echo = false }: SpawnOptions = {}): SpawnedService {
+export function spawnService(
+  env: Record<string, string>,
+  { script = SERVICE_MAIN, nodeFlags = [], inheritEnv = false, ipc = false, echo = false }: SpawnOptions = {},
+): SpawnedService {
   if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first`);
   const base = inheritEnv ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
   const child = spawn(process.execPath, [...nodeFlags, script], {
@@ -78,7 +81,10 @@ export interface ServiceProcess extends SpawnedService {
 }
 
 /** Spawns the script on a free loopback port (HOST and PORT in `env`) and waits for a 200 on `/healthz`. */
-export async function startService(env: Record<string, string>, { startTimeoutMs = 30_000, pollIntervalMs = 20, ...spawnOptions }: StartOptions = {}): Promise<ServiceProcess> {
+export async function startService(
+  env: Record<string, string>,
+  { startTimeoutMs = 30_000, pollIntervalMs = 20, ...spawnOptions }: StartOptions = {},
+): Promise<ServiceProcess> {
   // A port chosen here rather than PORT=0, so readiness does not depend on the log level.
   const port = await freePort();
   const started = performance.now();

@@ -50,7 +50,9 @@ export async function startWebhookReceiver({ secret, port = 0 }: { secret: strin
   });
 
   const record = (request: IncomingMessage, body: string): ReceivedWebhook => {
-    const headers = Object.fromEntries(Object.entries(request.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
     const received: ReceivedWebhook = {
       path: request.url ?? '',
       method: request.method ?? '',
@@ -77,7 +79,8 @@ export async function startWebhookReceiver({ secret, port = 0 }: { secret: strin
     waitFor: async (predicate, timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(receiver.received)) {
-        if (Date.now() > deadline) throw new Error(`the receiver did not get what was expected within ${timeoutMs} ms (${receiver.received.length} requests)`);
+        if (Date.now() > deadline)
+          throw new Error(`the receiver did not get what was expected within ${timeoutMs} ms (${receiver.received.length} requests)`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

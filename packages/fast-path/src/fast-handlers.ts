@@ -29,7 +29,9 @@ export type FastPath = { handlers: FastHandlers; mismatches?: undefined } | { ha
  * `trpc-to-openapi` are the versions this package was tested with: when one is not, there are
  * no handlers, only the mismatches, and the caller serves with the stock adapters.
  */
-export function createFastHandlers<TRouter extends OpenApiRouter, TContext extends object>(options: FastHandlersOptions<TRouter, TContext>): FastPath {
+export function createFastHandlers<TRouter extends OpenApiRouter, TContext extends object>(
+  options: FastHandlersOptions<TRouter, TContext>,
+): FastPath {
   const mismatches = versionMismatches(options.installedVersion ?? installedVersion);
   if (mismatches.length > 0) return { mismatches };
   const { router, createContext, rest, trpc } = options;

@@ -12,7 +12,8 @@ import { describeMismatches, installedVersion, testedVersions, versionMismatches
  * override, a dedupe, an app's own pin) leaves it off.
  */
 const require = createRequire(import.meta.url);
-const manifestVersion = (name: string) => (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+const manifestVersion = (name: string) =>
+  (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
 
 describe('the installed versions', () => {
   it("are read from the package.json of the copy this package's imports resolve, even where it exports none", () => {
@@ -25,8 +26,13 @@ describe('the installed versions', () => {
 
   it("match the versions this package was tested with, which are the service's own pins", () => {
     expect(versionMismatches()).toEqual([]);
-    const service = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
-    expect(testedVersions()).toEqual({ '@trpc/server': service.dependencies['@trpc/server'], 'trpc-to-openapi': service.dependencies['trpc-to-openapi'] });
+    const service = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(testedVersions()).toEqual({
+      '@trpc/server': service.dependencies['@trpc/server'],
+      'trpc-to-openapi': service.dependencies['trpc-to-openapi'],
+    });
   });
 
   it('that differ are each named, with the version found and the one expected', () => {
@@ -36,7 +42,9 @@ describe('the installed versions', () => {
       { packageName: '@trpc/server', found: undefined, expected: tested['@trpc/server'] },
       { packageName: 'trpc-to-openapi', found: '3.4.0', expected: tested['trpc-to-openapi'] },
     ]);
-    expect(describeMismatches(mismatches)).toBe(`@trpc/server is not installed, ${tested['@trpc/server']} expected; trpc-to-openapi 3.4.0 is installed, ${tested['trpc-to-openapi']} expected`);
+    expect(describeMismatches(mismatches)).toBe(
+      `@trpc/server is not installed, ${tested['@trpc/server']} expected; trpc-to-openapi 3.4.0 is installed, ${tested['trpc-to-openapi']} expected`,
+    );
   });
 });
 
@@ -51,13 +59,19 @@ describe('createFastHandlers', () => {
   };
 
   it('gives handlers when the installed versions are the tested ones', () => {
-    const fastPath = createFastHandlers({ ...options, installedVersion: (name) => testedVersions()[name as keyof ReturnType<typeof testedVersions>] });
+    const fastPath = createFastHandlers({
+      ...options,
+      installedVersion: (name) => testedVersions()[name as keyof ReturnType<typeof testedVersions>],
+    });
     expect(fastPath.mismatches).toBeUndefined();
     expect(typeof fastPath.handlers?.tryTrpcCall).toBe('function');
   });
 
   it('gives no handlers, only the mismatches, when one is not', () => {
-    const fastPath = createFastHandlers({ ...options, installedVersion: (name) => (name === '@trpc/server' ? '11.99.0' : testedVersions()['trpc-to-openapi']) });
+    const fastPath = createFastHandlers({
+      ...options,
+      installedVersion: (name) => (name === '@trpc/server' ? '11.99.0' : testedVersions()['trpc-to-openapi']),
+    });
     expect(fastPath.handlers).toBeUndefined();
     expect(fastPath.mismatches).toEqual([{ packageName: '@trpc/server', found: '11.99.0', expected: testedVersions()['@trpc/server'] }]);
   });

@@ -24,7 +24,8 @@ export function testedVersions(): Record<InternalsPackage, string> {
   const { peerDependencies = {} } = require('../package.json') as { peerDependencies?: Record<string, string> };
   const pinOf = (name: InternalsPackage) => {
     const pin = peerDependencies[name];
-    if (pin === undefined || !/^\d+\.\d+\.\d+$/.test(pin)) throw new Error(`@plant-store/fast-path: its package.json must pin ${name} to an exact version`);
+    if (pin === undefined || !/^\d+\.\d+\.\d+$/.test(pin))
+      throw new Error(`@plant-store/fast-path: its package.json must pin ${name} to an exact version`);
     return pin;
   };
   return { '@trpc/server': pinOf('@trpc/server'), 'trpc-to-openapi': pinOf('trpc-to-openapi') };
@@ -65,6 +66,7 @@ export function versionMismatches(readVersion: (packageName: string) => string |
 
 /** The mismatches in words, for a warning: `trpc-to-openapi 3.4.0 is installed, 3.3.0 expected`. */
 export function describeMismatches(mismatches: readonly VersionMismatch[]): string {
-  const installed = (packageName: string, found: string | undefined) => (found === undefined ? `${packageName} is not installed` : `${packageName} ${found} is installed`);
+  const installed = (packageName: string, found: string | undefined) =>
+    found === undefined ? `${packageName} is not installed` : `${packageName} ${found} is installed`;
   return mismatches.map(({ packageName, found, expected }) => `${installed(packageName, found)}, ${expected} expected`).join('; ');
 }

@@ -53,7 +53,9 @@ const PLAIN_PATH = /^(?:\/[\w~-]+)+$/;
  */
 export function createRestDirectCall<TContext>(options: RestDirectCallOptions<TContext>, operations: readonly RestOperation[]) {
   return function directCallOf(operation: RestOperation, fallback: RouteHandler): RouteHandler {
-    const shadowed = operations.slice(0, operations.indexOf(operation)).some((earlier) => earlier.method === operation.method && pathsOverlap(earlier.path, operation.path));
+    const shadowed = operations
+      .slice(0, operations.indexOf(operation))
+      .some((earlier) => earlier.method === operation.method && pathsOverlap(earlier.path, operation.path));
     if (shadowed) return fallback;
     const call = operationCall(operation, options);
     return (request, reply) => {
@@ -67,7 +69,10 @@ export function createRestDirectCall<TContext>(options: RestDirectCallOptions<TC
 }
 
 /** The call of one operation, with what the handler works out per request worked out here once. */
-function operationCall<TContext>(operation: RestOperation, { createContext, onError, responseMeta, mapOutput = identity }: RestDirectCallOptions<TContext>) {
+function operationCall<TContext>(
+  operation: RestOperation,
+  { createContext, onError, responseMeta, mapOutput = identity }: RestDirectCallOptions<TContext>,
+) {
   const { procedure, procedurePath: path } = operation;
   const { type } = procedure._def;
   const method = operation.method as OpenApiMethod;
@@ -108,7 +113,10 @@ function operationCall<TContext>(operation: RestOperation, { createContext, onEr
     try {
       const contentType = request.headers['content-type'];
       if (useBody && !contentType?.startsWith('application/json')) {
-        throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header' });
+        throw new TRPCError({
+          code: 'UNSUPPORTED_MEDIA_TYPE',
+          message: contentType ? `Unsupported content-type "${contentType}` : 'Missing content-type header',
+        });
       }
       const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
       const ctx = createContext(request);
@@ -159,5 +167,8 @@ function inputPlan(procedure: OpenApiProcedure): { takesInput: boolean; arrayKey
 function pathsOverlap(a: string, b: string): boolean {
   const segmentsOf = (path: string) => normalizePath(path).toLowerCase().split('/');
   const [first, second] = [segmentsOf(a), segmentsOf(b)];
-  return first.length === second.length && first.every((segment, index) => segment === second[index] || segment.includes('{') || second[index]?.includes('{') === true);
+  return (
+    first.length === second.length &&
+    first.every((segment, index) => segment === second[index] || segment.includes('{') || second[index]?.includes('{') === true)
+  );
 }

@@ -41,9 +41,16 @@ const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']
  * catch-all does, so what trpc-to-openapi does with other paths (its case-insensitive and
  * trailing-slash matching, 404 for the rest) is unchanged.
  */
-export function registerFastRestRoutes<TContext>(rest: FastifyInstance, options: FastRestOptions<TContext>, hooks: RestRouteHooks = {}): void {
+export function registerFastRestRoutes<TContext>(
+  rest: FastifyInstance,
+  options: FastRestOptions<TContext>,
+  hooks: RestRouteHooks = {},
+): void {
   const { router, createContext, onError, responseMeta, operations, mapOutput } = options;
-  const runnerRouter: OpenApiRouter = { ...router, createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as OpenApiRouter['createCaller'] };
+  const runnerRouter: OpenApiRouter = {
+    ...router,
+    createCaller: createRunnerCaller(proceduresOf(router), mapOutput) as OpenApiRouter['createCaller'],
+  };
   const handle = createOpenApiNodeHttpHandler<OpenApiRouter, ShimRequest, ShimResponse>({
     router: runnerRouter,
     createContext: ({ req }: { req: ShimRequest }) => createContext(req.fastify),
@@ -57,9 +64,23 @@ export function registerFastRestRoutes<TContext>(rest: FastifyInstance, options:
   };
   const directCallOf = createRestDirectCall({ createContext, onError, responseMeta, mapOutput }, operations);
   const { bodyPreHandler, preHandler, catchAllOnRequest } = hooks;
-  const preHandlers = (takesBody: boolean) => [...(takesBody && bodyPreHandler ? [bodyPreHandler] : []), ...(preHandler ? [preHandler] : [])];
+  const preHandlers = (takesBody: boolean) => [
+    ...(takesBody && bodyPreHandler ? [bodyPreHandler] : []),
+    ...(preHandler ? [preHandler] : []),
+  ];
   for (const operation of operations) {
-    rest.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handler), preHandler: preHandlers(BODY_METHODS.has(operation.method)) });
+    rest.route({
+      method: operation.method,
+      url: operation.fastifyPath,
+      handler: directCallOf(operation, handler),
+      preHandler: preHandlers(BODY_METHODS.has(operation.method)),
+    });
   }
-  rest.route({ method: OPENAPI_METHODS, url: '/*', handler, preHandler: preHandlers(true), ...(catchAllOnRequest && { onRequest: catchAllOnRequest }) });
+  rest.route({
+    method: OPENAPI_METHODS,
+    url: '/*',
+    handler,
+    preHandler: preHandlers(true),
+    ...(catchAllOnRequest && { onRequest: catchAllOnRequest }),
+  });
 }

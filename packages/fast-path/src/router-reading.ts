@@ -1,4 +1,11 @@
-import { getTRPCErrorShape, transformTRPCResponse, type AnyTRPCProcedure, type AnyTRPCRouter, type TRPCError, type TRPCRootConfig } from '@trpc/server';
+import {
+  getTRPCErrorShape,
+  transformTRPCResponse,
+  type AnyTRPCProcedure,
+  type AnyTRPCRouter,
+  type TRPCError,
+  type TRPCRootConfig,
+} from '@trpc/server';
 import type { RootTypes } from './trpc-direct-call.js';
 
 /** A procedure of a router as an app reads it: its path, its kind and what its meta declares. */

@@ -27,15 +27,29 @@ describe('runProcedure follows tRPC middleware semantics', () => {
     })
     .mutation(({ ctx, input }) => ({ user: ctx.user, trace: ctx.trace, n: input.n }));
   const noNext = t.procedure.use(async () => undefined as never).query(() => 'never');
-  const throwing = t.procedure.use(() => {
-    throw new Error('plain');
-  }).query(() => 'never');
-  const call = (input: unknown): ProcedureCall => ({ ctx: { user: 'ann', trace: [] }, getRawInput: async () => input, path: 'p', type: 'mutation', signal: undefined, batchIndex: 0 });
+  const throwing = t.procedure
+    .use(() => {
+      throw new Error('plain');
+    })
+    .query(() => 'never');
+  const call = (input: unknown): ProcedureCall => ({
+    ctx: { user: 'ann', trace: [] },
+    getRawInput: async () => input,
+    path: 'p',
+    type: 'mutation',
+    signal: undefined,
+    batchIndex: 0,
+  });
 
   it('merges ctx, overrides input, passes meta, path and type', async () => {
     seen.length = 0;
     expect(await expectSameOutcome(procedure, call({ n: 2 }))).toEqual({ data: { user: 'ANN', trace: ['first'], n: 4 } });
-    expect(seen).toEqual([{ meta: { tag: 'm' }, path: 'p', type: 'mutation' }, { n: 2 }, { meta: { tag: 'm' }, path: 'p', type: 'mutation' }, { n: 2 }]);
+    expect(seen).toEqual([
+      { meta: { tag: 'm' }, path: 'p', type: 'mutation' },
+      { n: 2 },
+      { meta: { tag: 'm' }, path: 'p', type: 'mutation' },
+      { n: 2 },
+    ]);
   });
 
   it('fails the same way on bad input, on a middleware that returns nothing, and on a plain throw', async () => {
@@ -51,15 +65,20 @@ describe('runProcedure follows tRPC middleware semantics', () => {
         // A middleware between the output parser and the resolver, whose result the parser copies.
         .use(async ({ next }) => next())
         .query(() => value as { n: number });
-    expect(await expectSameOutcome(returning({ n: 3, extra: 'dropped' }), { ...call(undefined), type: 'query' })).toEqual({ data: { n: 3, doubled: 6 } });
-    expect(await expectSameOutcome(returning({ n: 'three' }), { ...call(undefined), type: 'query' })).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', message: 'Output validation failed' });
+    expect(await expectSameOutcome(returning({ n: 3, extra: 'dropped' }), { ...call(undefined), type: 'query' })).toEqual({
+      data: { n: 3, doubled: 6 },
+    });
+    expect(await expectSameOutcome(returning({ n: 'three' }), { ...call(undefined), type: 'query' })).toMatchObject({
+      code: 'INTERNAL_SERVER_ERROR',
+      message: 'Output validation failed',
+    });
 
     const asyncCheck = (n: number) =>
-      t.procedure
-        .output(z.object({ n: z.number() }).refine(async ({ n }) => n > 0, 'must be positive'))
-        .query(() => ({ n }));
+      t.procedure.output(z.object({ n: z.number() }).refine(async ({ n }) => n > 0, 'must be positive')).query(() => ({ n }));
     expect(await expectSameOutcome(asyncCheck(1), { ...call(undefined), type: 'query' })).toEqual({ data: { n: 1 } });
-    expect(await expectSameOutcome(asyncCheck(-1), { ...call(undefined), type: 'query' })).toMatchObject({ message: 'Output validation failed' });
+    expect(await expectSameOutcome(asyncCheck(-1), { ...call(undefined), type: 'query' })).toMatchObject({
+      message: 'Output validation failed',
+    });
   });
 
   it('parses input as tRPC does: several inputs merged, transforms, async checks and failures', async () => {
@@ -79,16 +98,49 @@ describe('runProcedure follows tRPC middleware semantics', () => {
   it('resolves as tRPC does: sync and async answers, throws, rejections and foreign thenables', async () => {
     const resolving = (resolve: () => unknown) => t.procedure.query(resolve);
     // Not a promise: has only `then`, which answers later, as a foreign library's thenable may.
-    const thenable = (value: unknown) => ({ then: (onFulfilled: (value: unknown) => void) => setTimeout(() => { onFulfilled(value); }, 1) });
+    const thenable = (value: unknown) => ({
+      then: (onFulfilled: (value: unknown) => void) =>
+        setTimeout(() => {
+          onFulfilled(value);
+        }, 1),
+    });
     const query = { ...call(undefined), type: 'query' as const };
-    expect(await expectSameOutcome(resolving(() => 'now'), query)).toEqual({ data: 'now' });
-    expect(await expectSameOutcome(resolving(async () => 'later'), query)).toEqual({ data: 'later' });
-    expect(await expectSameOutcome(resolving(() => thenable('foreign')), query)).toEqual({ data: 'foreign' });
-    expect(await expectSameOutcome(resolving(() => undefined), query)).toEqual({ data: undefined });
-    await expectSameOutcome(resolving(() => {
-      throw new TRPCError({ code: 'NOT_FOUND', message: 'gone' });
-    }), query);
-    expect(await expectSameOutcome(resolving(() => Promise.reject(new Error('plain'))), query)).toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
+    expect(
+      await expectSameOutcome(
+        resolving(() => 'now'),
+        query,
+      ),
+    ).toEqual({ data: 'now' });
+    expect(
+      await expectSameOutcome(
+        resolving(async () => 'later'),
+        query,
+      ),
+    ).toEqual({ data: 'later' });
+    expect(
+      await expectSameOutcome(
+        resolving(() => thenable('foreign')),
+        query,
+      ),
+    ).toEqual({ data: 'foreign' });
+    expect(
+      await expectSameOutcome(
+        resolving(() => undefined),
+        query,
+      ),
+    ).toEqual({ data: undefined });
+    await expectSameOutcome(
+      resolving(() => {
+        throw new TRPCError({ code: 'NOT_FOUND', message: 'gone' });
+      }),
+      query,
+    );
+    expect(
+      await expectSameOutcome(
+        resolving(() => Promise.reject(new Error('plain'))),
+        query,
+      ),
+    ).toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
   });
 
   it('reads input held by the caller at once, and the same as getRawInput would give', async () => {
@@ -98,7 +150,13 @@ describe('runProcedure follows tRPC middleware semantics', () => {
 
     // What readRawInputNow throws is what getRawInput rejects with: passed on as it is, not a BAD_REQUEST.
     const refused = new TRPCError({ code: 'PARSE_ERROR', message: 'not JSON' });
-    const failing: ProcedureCall = { ...call(undefined), getRawInput: () => Promise.reject(refused), readRawInputNow: () => { throw refused; } };
+    const failing: ProcedureCall = {
+      ...call(undefined),
+      getRawInput: () => Promise.reject(refused),
+      readRawInputNow: () => {
+        throw refused;
+      },
+    };
     expect(await expectSameOutcome(procedure, failing)).toMatchObject({ code: 'PARSE_ERROR', message: 'not JSON' });
 
     // A middleware that passes its own getRawInput is heard, whatever the caller held.

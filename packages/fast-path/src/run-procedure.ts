@@ -158,8 +158,18 @@ class Chain {
  * async function, for the reason `runFrom` is not; a throw is a rejection all the same.
  */
 export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown>;
-export function runProcedure<T>(procedure: AnyTRPCProcedure, call: ProcedureCall, onData: (data: unknown) => T | PromiseLike<T>, onError: (cause: unknown) => T | PromiseLike<T>): Promise<T>;
-export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall, onData: (data: unknown) => unknown = identity, onError: (cause: unknown) => unknown = rethrow): Promise<unknown> {
+export function runProcedure<T>(
+  procedure: AnyTRPCProcedure,
+  call: ProcedureCall,
+  onData: (data: unknown) => T | PromiseLike<T>,
+  onError: (cause: unknown) => T | PromiseLike<T>,
+): Promise<T>;
+export function runProcedure(
+  procedure: AnyTRPCProcedure,
+  call: ProcedureCall,
+  onData: (data: unknown) => unknown = identity,
+  onError: (cause: unknown) => unknown = rethrow,
+): Promise<unknown> {
   try {
     const definition = procedure._def as unknown as RunnableDefinition;
     if (definition.experimental_caller) return Promise.resolve(procedure(call)).then(onData, onError);
@@ -191,7 +201,10 @@ const rethrow = (cause: unknown): never => {
 /** The chain's data, or its error, as tRPC's runner answers its result. */
 function answerOf(result: MiddlewareResult | undefined, onData: (data: unknown) => unknown, onError: (cause: unknown) => unknown): unknown {
   // As tRPC's runner: a middleware that answers nothing is a bug in that middleware.
-  if (!result) return onError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' }));
+  if (!result)
+    return onError(
+      new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' }),
+    );
   return result.ok ? onData(result.data) : onError(result.error);
 }
 
@@ -219,7 +232,10 @@ function planOf(definition: RunnableDefinition): Plan {
  * `resolveMiddleware` around the definition's `resolver`; anything else is left as it is.
  */
 function stepsOf({ middlewares, inputs, output, resolver }: RunnableDefinition): Step[] {
-  const asIs = (middleware: Middleware): Step => ({ run: (chain, index, level) => middleware(chain.optionsAt(index, level)), settles: false });
+  const asIs = (middleware: Middleware): Step => ({
+    run: (chain, index, level) => middleware(chain.optionsAt(index, level)),
+    settles: false,
+  });
   const inputMiddlewares = middlewares.filter((middleware) => middleware._type === 'input');
   if (inputMiddlewares.length !== inputs.length) return middlewares.map(asIs);
   const last = middlewares.length - 1;
@@ -258,7 +274,8 @@ function inputStep(parse: (value: unknown) => unknown): Step {
   const run = (chain: Chain, index: number, level: Level): Promise<MiddlewareResult> => {
     const { readNow } = level;
     // As `await`: a middleware's own getRawInput may answer a plain value.
-    if (readNow === undefined) return Promise.resolve(level.getRawInput()).then((rawInput) => fromRaw(chain, index, level, rawInput), failed);
+    if (readNow === undefined)
+      return Promise.resolve(level.getRawInput()).then((rawInput) => fromRaw(chain, index, level, rawInput), failed);
     let rawInput: unknown;
     try {
       rawInput = readNow();
@@ -276,7 +293,8 @@ function inputStep(parse: (value: unknown) => unknown): Step {
  * fails, and a copy of the result with the parsed data.
  */
 function outputStep(parse: (value: unknown) => unknown): Step {
-  const failedOutput = (cause: unknown) => failed(new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause }));
+  const failedOutput = (cause: unknown) =>
+    failed(new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause }));
   // Built once per procedure: it needs nothing of the call but the result.
   const parsedResult = (result: MiddlewareResult): MiddlewareResult | Promise<MiddlewareResult> => {
     if (!result.ok) return result;
@@ -313,7 +331,8 @@ function resolverStep(resolver: (opts: MiddlewareOptions) => unknown): Step {
 }
 
 /** What `await` would wait for, as tRPC awaits every parse. */
-export const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** tRPC's test for a plain object (not null, not an array). */
 export const isObject = (value: unknown): value is object => !!value && !Array.isArray(value) && typeof value === 'object';
@@ -328,7 +347,10 @@ export function proceduresOf(router: AnyTRPCRouter): Map<string, AnyTRPCProcedur
  * with the runner above in place of tRPC's: a procedure path gives a function of the input
  * (its output passed through `mapOutput`); anything else, the next level of a nested router.
  */
-export function createRunnerCaller(procedures: ReadonlyMap<string, AnyTRPCProcedure>, mapOutput: (output: unknown) => unknown = (output) => output) {
+export function createRunnerCaller(
+  procedures: ReadonlyMap<string, AnyTRPCProcedure>,
+  mapOutput: (output: unknown) => unknown = (output) => output,
+) {
   const level = (ctx: unknown, prefix: string): object =>
     new Proxy(
       {},

@@ -30,7 +30,10 @@ it('refuses stream-like data as tRPC refuses it, and answers plain data alike', 
     onError: () => undefined,
   });
   const app = Fastify();
-  app.get<{ Params: { path: string } }>('/direct/:path', (request, reply) => tryDirectCall(request, reply, request.params.path) ?? reply.code(500).send('not a direct call'));
+  app.get<{ Params: { path: string } }>(
+    '/direct/:path',
+    (request, reply) => tryDirectCall(request, reply, request.params.path) ?? reply.code(500).send('not a direct call'),
+  );
   app.get<{ Params: { path: string } }>('/stock/:path', async (req, res) => {
     await fastifyRequestHandler({ router, createContext: () => ({}), req, res, path: req.params.path });
     return res;
@@ -39,7 +42,10 @@ it('refuses stream-like data as tRPC refuses it, and answers plain data alike', 
   const answers: Record<string, number> = {};
   for (const path of ['holdsPromise', 'holdsIterable', 'isIterable', 'plain']) {
     const [direct, stock] = await Promise.all([app.inject(`/direct/${path}`), app.inject(`/stock/${path}`)]);
-    expect({ status: direct.statusCode, body: direct.json<unknown>() }, path).toEqual({ status: stock.statusCode, body: stock.json<unknown>() });
+    expect({ status: direct.statusCode, body: direct.json<unknown>() }, path).toEqual({
+      status: stock.statusCode,
+      body: stock.json<unknown>(),
+    });
     answers[path] = direct.statusCode;
   }
   expect(answers).toEqual({ holdsPromise: 415, holdsIterable: 415, isIterable: 415, plain: 200 });

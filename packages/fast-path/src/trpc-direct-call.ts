@@ -1,4 +1,13 @@
-import { getTRPCErrorFromUnknown, getTRPCErrorShape, transformTRPCResponse, TRPCError, type AnyTRPCProcedure, type AnyTRPCRouter, type TRPCDefaultErrorShape, type TRPCRootConfig } from '@trpc/server';
+import {
+  getTRPCErrorFromUnknown,
+  getTRPCErrorShape,
+  transformTRPCResponse,
+  TRPCError,
+  type AnyTRPCProcedure,
+  type AnyTRPCRouter,
+  type TRPCDefaultErrorShape,
+  type TRPCRootConfig,
+} from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TrpcOptions } from './options.js';
@@ -25,7 +34,14 @@ export interface DirectCallOptions<TContext extends object> extends TrpcOptions<
  * METHOD_NOT_SUPPORTED answer. Anything else gets no answer here (undefined) and goes to tRPC's
  * stock handler.
  */
-export function createDirectCall<TContext extends object>({ router, createContext, errorHeaders, dataHeaders, onError, queryInput = identity }: DirectCallOptions<TContext>) {
+export function createDirectCall<TContext extends object>({
+  router,
+  createContext,
+  errorHeaders,
+  dataHeaders,
+  onError,
+  queryInput = identity,
+}: DirectCallOptions<TContext>) {
   const config = router._def._config as TRPCRootConfig<RootTypes>;
   const deserialize = (json: unknown): unknown => config.transformer.input.deserialize(json);
   const parseBody = (text: string): unknown => deserialize(JSON.parse(text));
@@ -33,19 +49,33 @@ export function createDirectCall<TContext extends object>({ router, createContex
   const procedures = new Map([...proceduresOf(router)].filter(([, procedure]) => isSingleCallType(procedure._def.type)));
 
   /** An error answer, as tRPC's handler gives it: the router's error shape, status and headers. */
-  const sendError = (request: FastifyRequest, reply: FastifyReply, cause: unknown, where: ErrorPlace, headers: Record<string, string> = NO_HEADERS): FastifyReply => {
+  const sendError = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cause: unknown,
+    where: ErrorPlace,
+    headers: Record<string, string> = NO_HEADERS,
+  ): FastifyReply => {
     const error = getTRPCErrorFromUnknown(cause);
     onError({ error, req: request });
     const response = { error: getTRPCErrorShape({ config, error, ...where }) };
     const extra = errorHeaders(error);
-    return send(reply, getHTTPStatusCode(response, [error]), JSON.stringify(transformTRPCResponse(config, response)), headers === NO_HEADERS ? extra : { ...headers, ...extra });
+    return send(
+      reply,
+      getHTTPStatusCode(response, [error]),
+      JSON.stringify(transformTRPCResponse(config, response)),
+      headers === NO_HEADERS ? extra : { ...headers, ...extra },
+    );
   };
 
   /** A successful call's answer: tRPC's refusal of a stream-like result, or the data as JSON. */
   const sendData = (request: FastifyRequest, reply: FastifyReply, data: unknown, type: SingleCallType, ctx: TContext): FastifyReply => {
     if (isDataStream(data)) {
       // tRPC raises this outside the call, so its error shape names no path and no input.
-      const error = new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
+      const error = new TRPCError({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink',
+      });
       return sendError(request, reply, error, { type, path: undefined, input: undefined, ctx });
     }
     // What transformTRPCResponse makes of `{ result: { data } }`, without its three object spreads.
@@ -54,9 +84,18 @@ export function createDirectCall<TContext extends object>({ router, createContex
   };
 
   /** tRPC's answer to a query that is not a GET or a mutation that is not a POST (without method override). */
-  const refuseMethod = async (request: FastifyRequest, reply: FastifyReply, path: string, type: SingleCallType, ctx: TContext): Promise<FastifyReply> => {
+  const refuseMethod = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    type: SingleCallType,
+    ctx: TContext,
+  ): Promise<FastifyReply> => {
     const allow = ACCEPTED_METHOD[type];
-    const error = new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${request.method}-request to ${type} procedure at path "${path}"` });
+    const error = new TRPCError({
+      code: 'METHOD_NOT_SUPPORTED',
+      message: `Unsupported ${request.method}-request to ${type} procedure at path "${path}"`,
+    });
     return sendError(request, reply, error, { type, path, input: undefined, ctx }, { allow });
   };
 
@@ -64,7 +103,13 @@ export function createDirectCall<TContext extends object>({ router, createContex
    * The answer to a call already known to be a single call of `procedure`. Not an async function:
    * the answer is written in the runner's own `then` (a promise and an await less per call).
    */
-  function answer(request: FastifyRequest, reply: FastifyReply, path: string, procedure: AnyTRPCProcedure, text: InputText): Promise<FastifyReply> {
+  function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    procedure: AnyTRPCProcedure,
+    text: InputText,
+  ): Promise<FastifyReply> {
     const type = procedure._def.type as SingleCallType;
     const input = new CallInput(text, text.fromBody ? parseBody : parseQueryInput);
     let ctx: TContext;
@@ -73,7 +118,9 @@ export function createDirectCall<TContext extends object>({ router, createContex
     } catch (cause) {
       // A turn later, as a failure of the call would go.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as an await would see it
-      return Promise.reject(cause).catch((error: unknown) => sendError(request, reply, error, { type, path, input: input.value, ctx: undefined }));
+      return Promise.reject(cause).catch((error: unknown) =>
+        sendError(request, reply, error, { type, path, input: input.value, ctx: undefined }),
+      );
     }
     if (request.method !== ACCEPTED_METHOD[type]) return refuseMethod(request, reply, path, type, ctx);
     // No signal, as with `createCaller`: no procedure here watches for a client going away.

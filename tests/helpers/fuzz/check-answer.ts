@@ -17,7 +17,11 @@ interface SentPlant {
 function sentPlant(body: Buffer): SentPlant {
   const value = int64Json.parse(strictUtf8.decode(body)) as Record<string, unknown>;
   const { id, name, tag } = value;
-  if (!(typeof id === 'bigint' || (typeof id === 'number' && Number.isInteger(id))) || typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
+  if (
+    !(typeof id === 'bigint' || (typeof id === 'number' && Number.isInteger(id))) ||
+    typeof name !== 'string' ||
+    (tag !== undefined && typeof tag !== 'string')
+  ) {
     throw new Error(`200 for a body that is not a plant: ${body.toString('utf8').slice(0, 200)}`);
   }
   return { id, name, ...(tag !== undefined && { tag }) };
@@ -41,7 +45,8 @@ export async function checkAnswer(request: FuzzRequest, status: number, text: st
   const body = parse(request, status, text);
   const rest = request.path === '/plants';
   if (status !== 200) {
-    if (rest ? !isErrorBody(body, status) : !isTrpcError(body, status)) fail(request, status, text, rest ? 'not the Error shape' : 'not a tRPC error envelope');
+    if (rest ? !isErrorBody(body, status) : !isTrpcError(body, status))
+      fail(request, status, text, rest ? 'not the Error shape' : 'not a tRPC error envelope');
     return;
   }
   let plant: SentPlant;
@@ -56,7 +61,13 @@ export async function checkAnswer(request: FuzzRequest, status: number, text: st
   const id = Long.fromString(String(plant.id));
   const stored = await plants.findOne({ _id: id }, { promoteLongs: false });
   const { _id, createdAt, ...fields } = stored ?? ({} as Partial<PlantDocument>);
-  if (!stored || !(_id instanceof Long) || !_id.equals(id) || !(createdAt instanceof Date) || JSON.stringify(fields) !== JSON.stringify(expected)) {
+  if (
+    !stored ||
+    !(_id instanceof Long) ||
+    !_id.equals(id) ||
+    !(createdAt instanceof Date) ||
+    JSON.stringify(fields) !== JSON.stringify(expected)
+  ) {
     fail(request, status, text, `200, but stored ${JSON.stringify(stored)}`);
   }
 }
@@ -70,5 +81,10 @@ function isErrorBody(body: unknown, status: number): boolean {
 
 function isTrpcError(body: unknown, status: number): boolean {
   const error = (body as { error?: { message?: unknown; code?: unknown; data?: { code?: unknown; httpStatus?: unknown } } } | null)?.error;
-  return typeof error?.message === 'string' && typeof error.code === 'number' && typeof error.data?.code === 'string' && error.data.httpStatus === status;
+  return (
+    typeof error?.message === 'string' &&
+    typeof error.code === 'number' &&
+    typeof error.data?.code === 'string' &&
+    error.data.httpStatus === status
+  );
 }

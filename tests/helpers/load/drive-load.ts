@@ -62,5 +62,9 @@ export async function driveLoad({ url, token, plants, concurrency, onOk }: Drive
 
 /** `count` distinct plants with ids from `firstId`, names and tags that vary so a mix-up shows. */
 export function makePlants(count: number, firstId: number): LoadPlant[] {
-  return Array.from({ length: count }, (_, index) => ({ id: firstId + index, name: `plant ${firstId + index}`, tag: `batch-${index % 7}` }));
+  return Array.from({ length: count }, (_, index) => ({
+    id: firstId + index,
+    name: `plant ${firstId + index}`,
+    tag: `batch-${index % 7}`,
+  }));
 }

@@ -68,7 +68,10 @@ function webhookFailures(check: WebhookCheck): (string | false)[] {
 }
 
 export function formatLoadReport(report: LoadReport): string {
-  const others = Object.entries(report.others).map(([status, count]) => `${status}: ${count}`).join(', ') || 'none';
+  const others =
+    Object.entries(report.others)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ') || 'none';
   const seconds = report.elapsedMs / 1000;
   return [
     `load: ${report.plants} plants, ${report.concurrency} concurrent clients, ${seconds.toFixed(1)} s (${Math.round(report.sent / seconds)} req/s)`,

@@ -13,7 +13,11 @@ import { formatLoadReport, loadFailures } from './load-report.js';
 import { runLoad } from './run-load.js';
 
 const { values } = parseArgs({
-  options: { plants: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '64' }, webhooks: { type: 'boolean', default: false } },
+  options: {
+    plants: { type: 'string', default: '20000' },
+    concurrency: { type: 'string', default: '64' },
+    webhooks: { type: 'boolean', default: false },
+  },
 });
 const plants = Number(values.plants);
 const concurrency = Number(values.concurrency);
@@ -22,7 +26,12 @@ if (!Number.isSafeInteger(plants) || plants < 1 || !Number.isSafeInteger(concurr
   process.exit(2);
 }
 
-const mongo = await resolveMongo({ uri: process.env.MONGODB_URI, warn: (message) => { console.warn(message); } });
+const mongo = await resolveMongo({
+  uri: process.env.MONGODB_URI,
+  warn: (message) => {
+    console.warn(message);
+  },
+});
 console.log(`MongoDB: ${mongo.description}`);
 try {
   const report = await runLoad({ plants, concurrency, mongoUri: mongo.uri, webhooks: values.webhooks });

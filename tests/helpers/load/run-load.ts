@@ -34,8 +34,16 @@ export async function runLoad({ plants, concurrency, mongoUri, webhooks = false 
   uri.pathname = `/${dbName}`;
   const secret = newWebhookSecret();
   const receiver = webhooks ? await startWebhookReceiver({ secret }) : undefined;
-  const webhookEnv: Record<string, string> = receiver ? { WEBHOOK_URLS: receiver.url(), WEBHOOK_SECRET: secret, WEBHOOK_RETRY_BASE_MS: '100' } : {};
-  const service = await startService({ MONGODB_URI: uri.toString(), API_TOKENS: token, LOG_LEVEL: 'warn', NODE_ENV: 'production', ...webhookEnv });
+  const webhookEnv: Record<string, string> = receiver
+    ? { WEBHOOK_URLS: receiver.url(), WEBHOOK_SECRET: secret, WEBHOOK_RETRY_BASE_MS: '100' }
+    : {};
+  const service = await startService({
+    MONGODB_URI: uri.toString(),
+    API_TOKENS: token,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    ...webhookEnv,
+  });
   const sent = makePlants(plants, 1_000_000 + Math.floor(Math.random() * 1_000_000) * plants);
   let exitCode: number | null;
   let peakRssBytes: number;
@@ -65,7 +73,9 @@ export async function runLoad({ plants, concurrency, mongoUri, webhooks = false 
 
 /** Until the receiver has had as many events as plants were acknowledged (or the drain timeout: the check then tells what is missing). */
 async function waitForEvents(receiver: WebhookReceiver, count: number): Promise<void> {
-  await receiver.waitFor((received) => new Set(received.map((request) => request.id)).size >= count, WEBHOOK_DRAIN_TIMEOUT_MS).catch(() => undefined);
+  await receiver
+    .waitFor((received) => new Set(received.map((request) => request.id)).size >= count, WEBHOOK_DRAIN_TIMEOUT_MS)
+    .catch(() => undefined);
 }
 
 async function dropDatabase(uri: string, dbName: string): Promise<void> {

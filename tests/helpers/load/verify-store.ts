@@ -19,10 +19,19 @@ interface StoredPlant {
 }
 
 /** Reads back every document of the run's database and compares it with what was sent. */
-export async function verifyStore(mongoUri: string, dbName: string, sent: readonly LoadPlant[], okIds: readonly number[]): Promise<StoreCheck> {
+export async function verifyStore(
+  mongoUri: string,
+  dbName: string,
+  sent: readonly LoadPlant[],
+  okIds: readonly number[],
+): Promise<StoreCheck> {
   const client = await new MongoClient(mongoUri, { serverSelectionTimeoutMS: 10_000 }).connect();
   try {
-    const documents = await client.db(dbName).collection<StoredPlant>('plants').find({}, { projection: { name: 1, tag: 1 } }).toArray();
+    const documents = await client
+      .db(dbName)
+      .collection<StoredPlant>('plants')
+      .find({}, { projection: { name: 1, tag: 1 } })
+      .toArray();
     const sentById = new Map(sent.map((plant) => [plant.id, plant]));
     const seen = new Map<number, number>();
     let wrong = 0;

@@ -17,7 +17,12 @@ export interface WebhookCheck {
 }
 
 /** Compares what a receiver got with the plants answered 200: one verified event each, as sent. */
-export function verifyWebhooks(received: readonly ReceivedWebhook[], sent: readonly LoadPlant[], okIds: readonly number[], lastAnswerAt: number): WebhookCheck {
+export function verifyWebhooks(
+  received: readonly ReceivedWebhook[],
+  sent: readonly LoadPlant[],
+  okIds: readonly number[],
+  lastAnswerAt: number,
+): WebhookCheck {
   const sentById = new Map(sent.map((plant) => [plant.id, plant]));
   const expected = new Map(okIds.map((id) => [id, sentById.get(id)]));
   const arrived = new Set<number>();

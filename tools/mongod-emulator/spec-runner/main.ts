@@ -38,7 +38,9 @@ async function main(): Promise<number> {
   }
   // npm runs workspace scripts in the package folder; a relative folder means the caller's one.
   const folder = resolve(process.env.INIT_CWD ?? process.cwd(), argument);
-  const files = readdirSync(folder).filter((name) => name.endsWith('.json')).sort();
+  const files = readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .sort();
   if (files.length === 0) {
     process.stderr.write(`no *.json spec test files in ${folder}\n`);
     return 2;
@@ -55,7 +57,8 @@ async function main(): Promise<number> {
       all.push(...reports);
       process.stdout.write(`${file}: ${summary(reports)}\n`);
       for (const { description, verdict } of reports) {
-        if (verdict.status !== 'passed') process.stdout.write(`  ${verdict.status === 'failed' ? 'FAILED' : 'skipped'}: ${description}: ${verdict.reason}\n`);
+        if (verdict.status !== 'passed')
+          process.stdout.write(`  ${verdict.status === 'failed' ? 'FAILED' : 'skipped'}: ${description}: ${verdict.reason}\n`);
       }
     }
   } finally {

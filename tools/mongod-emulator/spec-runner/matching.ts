@@ -16,8 +16,13 @@ function bsonType(value: unknown): string | undefined {
 
 export function isPlainDocument(value: unknown): value is Document {
   return (
-    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof RegExp) &&
-    !ArrayBuffer.isView(value) && bsonType(value) === undefined
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Date) &&
+    !(value instanceof RegExp) &&
+    !ArrayBuffer.isView(value) &&
+    bsonType(value) === undefined
   );
 }
 
@@ -58,8 +63,19 @@ export function typeAlias(value: unknown): string {
   if (value instanceof Date) return 'date';
   if (value instanceof RegExp) return 'regex';
   const aliases: Record<string, string> = {
-    Int32: 'int', Long: 'long', Double: 'double', Decimal128: 'decimal', ObjectId: 'objectId', Binary: 'binData', Timestamp: 'timestamp',
-    BSONRegExp: 'regex', MinKey: 'minKey', MaxKey: 'maxKey', Code: 'javascript', BSONSymbol: 'symbol', DBRef: 'object',
+    Int32: 'int',
+    Long: 'long',
+    Double: 'double',
+    Decimal128: 'decimal',
+    ObjectId: 'objectId',
+    Binary: 'binData',
+    Timestamp: 'timestamp',
+    BSONRegExp: 'regex',
+    MinKey: 'minKey',
+    MaxKey: 'maxKey',
+    Code: 'javascript',
+    BSONSymbol: 'symbol',
+    DBRef: 'object',
   };
   const tag = bsonType(value);
   return tag === undefined ? 'object' : (aliases[tag] ?? tag);
@@ -119,9 +135,13 @@ export class Matcher {
       case '$$unsetOrMatches':
         return actual === undefined ? undefined : this.match(operand, actual, path, root);
       case '$$exists':
-        return (actual !== undefined) === operand ? undefined : `${path}: expected ${operand ? 'present' : 'absent'}, got ${describe(actual)}`;
+        return (actual !== undefined) === operand
+          ? undefined
+          : `${path}: expected ${operand ? 'present' : 'absent'}, got ${describe(actual)}`;
       case '$$type':
-        return actual !== undefined && typeMatches(operand, actual) ? undefined : `${path}: expected type ${describe(operand)}, got ${typeAlias(actual)}`;
+        return actual !== undefined && typeMatches(operand, actual)
+          ? undefined
+          : `${path}: expected type ${describe(operand)}, got ${typeAlias(actual)}`;
       case '$$matchesEntity': {
         if (typeof operand !== 'string' || !this.entities.has(operand)) throw new Error(`$$matchesEntity: no entity ${String(operand)}`);
         return this.match(this.entities.get(operand), actual, path, root);
@@ -129,7 +149,9 @@ export class Matcher {
       case '$$lte': {
         const limit = numericValue(operand);
         const value = numericValue(actual);
-        return limit !== undefined && value !== undefined && value <= limit ? undefined : `${path}: expected <= ${describe(operand)}, got ${describe(actual)}`;
+        return limit !== undefined && value !== undefined && value <= limit
+          ? undefined
+          : `${path}: expected <= ${describe(operand)}, got ${describe(actual)}`;
       }
       case '$$matchAsRoot':
         return this.match(operand, actual, path, true);
@@ -179,7 +201,8 @@ export function sameValue(expected: unknown, actual: unknown): boolean {
   const left = numericValue(expected);
   const right = numericValue(actual);
   if (left !== undefined || right !== undefined) return left !== undefined && right !== undefined && numbersEqual(left, right);
-  if (typeAlias(expected) === 'decimal' || typeAlias(actual) === 'decimal') return typeAlias(expected) === typeAlias(actual) && String(expected) === String(actual);
+  if (typeAlias(expected) === 'decimal' || typeAlias(actual) === 'decimal')
+    return typeAlias(expected) === typeAlias(actual) && String(expected) === String(actual);
   if (expected === null || actual === null || typeof expected !== 'object' || typeof actual !== 'object') return expected === actual;
   return describe(expected) === describe(actual);
 }

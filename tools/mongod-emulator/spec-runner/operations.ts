@@ -198,7 +198,8 @@ const clientOperations: Record<string, ClientOperation> = {
   },
 };
 
-export type Entity = { kind: 'client'; client: MongoClient } | { kind: 'database'; db: Db } | { kind: 'collection'; collection: Collection };
+export type Entity =
+  { kind: 'client'; client: MongoClient } | { kind: 'database'; db: Db } | { kind: 'collection'; collection: Collection };
 
 export function runEntityOperation(entity: Entity, name: string, args: Arguments): Promise<OperationResult> {
   if (entity.kind === 'collection') {

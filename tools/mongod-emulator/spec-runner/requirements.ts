@@ -27,7 +27,14 @@ export function compareVersions(a: string, b: string): number {
 export async function serverFacts(client: MongoClient): Promise<ServerFacts> {
   const admin = client.db('admin');
   const [info, hello] = await Promise.all([admin.command({ buildInfo: 1 }), admin.command({ hello: 1 })]);
-  const topology = hello.msg === 'isdbgrid' ? 'sharded' : hello.serviceId !== undefined ? 'load-balanced' : typeof hello.setName === 'string' ? 'replicaset' : 'single';
+  const topology =
+    hello.msg === 'isdbgrid'
+      ? 'sharded'
+      : hello.serviceId !== undefined
+        ? 'load-balanced'
+        : typeof hello.setName === 'string'
+          ? 'replicaset'
+          : 'single';
   const cache = new Map<string, Promise<unknown>>();
   return {
     version: String(info.version),
@@ -35,7 +42,10 @@ export async function serverFacts(client: MongoClient): Promise<ServerFacts> {
     parameter(name) {
       let answer = cache.get(name);
       if (!answer) {
-        answer = admin.command({ getParameter: 1, [name]: 1 }).then((reply) => reply[name] as unknown, () => undefined);
+        answer = admin.command({ getParameter: 1, [name]: 1 }).then(
+          (reply) => reply[name] as unknown,
+          () => undefined,
+        );
         cache.set(name, answer);
       }
       return answer;
@@ -46,8 +56,10 @@ export async function serverFacts(client: MongoClient): Promise<ServerFacts> {
 /** Why one requirement is not met, or undefined when it is. */
 async function unmet(requirement: Document, server: ServerFacts): Promise<string | undefined> {
   const { minServerVersion, maxServerVersion, topologies, serverParameters, auth, csfle, serverless, authMechanism } = requirement;
-  if (typeof minServerVersion === 'string' && compareVersions(server.version, minServerVersion) < 0) return `needs server >= ${minServerVersion}`;
-  if (typeof maxServerVersion === 'string' && compareVersions(server.version, maxServerVersion) > 0) return `needs server <= ${maxServerVersion}`;
+  if (typeof minServerVersion === 'string' && compareVersions(server.version, minServerVersion) < 0)
+    return `needs server >= ${minServerVersion}`;
+  if (typeof maxServerVersion === 'string' && compareVersions(server.version, maxServerVersion) > 0)
+    return `needs server <= ${maxServerVersion}`;
   if (Array.isArray(topologies)) {
     const accepted = topologies.map(String).map((name) => (name === 'sharded-replicaset' ? 'sharded' : name));
     if (!accepted.includes(server.topology)) return `needs topology ${topologies.join(' or ')}`;

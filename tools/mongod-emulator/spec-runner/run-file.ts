@@ -43,7 +43,18 @@ class Skip extends Error {}
 const FILE_KEYS = ['description', 'schemaVersion', 'runOnRequirements', 'createEntities', 'initialData', 'tests', '_yamlAnchors'];
 const TEST_KEYS = ['description', 'runOnRequirements', 'skipReason', 'operations', 'expectEvents', 'outcome'];
 const OPERATION_KEYS = ['name', 'object', 'arguments', 'expectResult', 'expectError', 'saveResultAsEntity', 'ignoreResultAndError'];
-const ERROR_KEYS = ['isError', 'isClientError', 'isTimeoutError', 'errorContains', 'errorCode', 'errorCodeName', 'errorLabelsContain', 'errorLabelsOmit', 'errorResponse', 'expectResult'];
+const ERROR_KEYS = [
+  'isError',
+  'isClientError',
+  'isTimeoutError',
+  'errorContains',
+  'errorCode',
+  'errorCodeName',
+  'errorLabelsContain',
+  'errorLabelsOmit',
+  'errorResponse',
+  'expectResult',
+];
 const ENTITY_KEYS: Record<string, readonly string[]> = {
   client: ['id', 'uriOptions', 'observeEvents', 'ignoreCommandMonitoringEvents', 'useMultipleMongoses', 'observeSensitiveCommands'],
   database: ['id', 'client', 'databaseName', 'databaseOptions'],
@@ -51,7 +62,17 @@ const ENTITY_KEYS: Record<string, readonly string[]> = {
 };
 const EVENT_TYPES = ['commandStartedEvent', 'commandSucceededEvent', 'commandFailedEvent'];
 /** Commands whose monitoring events carry credentials and are redacted, hence never observed. */
-const SENSITIVE_COMMANDS = new Set(['authenticate', 'saslStart', 'saslContinue', 'getnonce', 'createUser', 'updateUser', 'copydbgetnonce', 'copydbsaslstart', 'copydb']);
+const SENSITIVE_COMMANDS = new Set([
+  'authenticate',
+  'saslStart',
+  'saslContinue',
+  'getnonce',
+  'createUser',
+  'updateUser',
+  'copydbgetnonce',
+  'copydbsaslstart',
+  'copydb',
+]);
 
 function onlyKnownKeys(what: string, value: Document, known: readonly string[]): void {
   const unknown = Object.keys(value).find((key) => !known.includes(key));
@@ -146,14 +167,26 @@ class TestRun {
     const observe = Array.isArray(spec.observeEvents) ? spec.observeEvents.map(String) : [];
     const unsupported = observe.find((type) => !EVENT_TYPES.includes(type));
     if (unsupported !== undefined) throw new UnsupportedByRunner(`observing ${unsupported}`);
-    const ignored = new Set([...(Array.isArray(spec.ignoreCommandMonitoringEvents) ? spec.ignoreCommandMonitoringEvents.map(String) : []), 'configureFailPoint']);
+    const ignored = new Set([
+      ...(Array.isArray(spec.ignoreCommandMonitoringEvents) ? spec.ignoreCommandMonitoringEvents.map(String) : []),
+      'configureFailPoint',
+    ]);
     if (spec.observeSensitiveCommands !== true) for (const name of SENSITIVE_COMMANDS) ignored.add(name);
-    const client = new MongoClient(this.context.uri, { ...nativeOptions(spec.uriOptions), monitorCommands: observe.length > 0, serverSelectionTimeoutMS: 10_000 });
+    const client = new MongoClient(this.context.uri, {
+      ...nativeOptions(spec.uriOptions),
+      monitorCommands: observe.length > 0,
+      serverSelectionTimeoutMS: 10_000,
+    });
     this.clients.push(client);
     const events: ObservedEvent[] = [];
     this.events.set(String(spec.id), events);
-    const record = (type: string, event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent, extra: Partial<ObservedEvent>): void => {
-      if (observe.includes(type) && !ignored.has(event.commandName)) events.push({ type, commandName: event.commandName, databaseName: event.databaseName, ...extra });
+    const record = (
+      type: string,
+      event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent,
+      extra: Partial<ObservedEvent>,
+    ): void => {
+      if (observe.includes(type) && !ignored.has(event.commandName))
+        events.push({ type, commandName: event.commandName, databaseName: event.databaseName, ...extra });
     };
     client.on('commandStarted', (event) => {
       record('commandStartedEvent', event, { command: event.command });
@@ -174,7 +207,10 @@ class TestRun {
     let result: { value: unknown; rootArray?: boolean } | undefined;
     let error: unknown;
     try {
-      result = operation.object === 'testRunner' ? await this.special(String(operation.name), args) : await runEntityOperation(this.entity(operation.object), String(operation.name), args);
+      result =
+        operation.object === 'testRunner'
+          ? await this.special(String(operation.name), args)
+          : await runEntityOperation(this.entity(operation.object), String(operation.name), args);
     } catch (caught) {
       if (caught instanceof UnsupportedByRunner || caught instanceof Skip) throw caught;
       error = caught;
@@ -183,13 +219,16 @@ class TestRun {
     if (refused !== undefined) throw new Skip(`the server refuses a feature it does not implement: ${refused}`);
     if (operation.ignoreResultAndError === true) return;
     if (isPlainDocument(operation.expectError)) {
-      if (error === undefined) throw new Failure(`${String(operation.name)}: expected an error, got ${EJSON.stringify({ result: result?.value })}`);
+      if (error === undefined)
+        throw new Failure(`${String(operation.name)}: expected an error, got ${EJSON.stringify({ result: result?.value })}`);
       this.checkError(String(operation.name), operation.expectError, error);
       return;
     }
     if (error !== undefined) throw new Failure(`${String(operation.name)}: unexpected error: ${errorMessage(error)}`);
     if ('expectResult' in operation) {
-      const problem = result?.rootArray ? this.matcher.matchRootArray(operation.expectResult, result.value) : this.matcher.match(operation.expectResult, result?.value);
+      const problem = result?.rootArray
+        ? this.matcher.matchRootArray(operation.expectResult, result.value)
+        : this.matcher.match(operation.expectResult, result?.value);
       if (problem) throw new Failure(`${String(operation.name)}: ${problem}`);
     }
     if (typeof operation.saveResultAsEntity === 'string') this.entities.set(operation.saveResultAsEntity, result?.value);
@@ -201,11 +240,16 @@ class TestRun {
     const fail = (what: string): never => {
       throw new Failure(`${name}: ${what} (error: ${errorMessage(error)})`);
     };
-    if (typeof expected.isClientError === 'boolean' && expected.isClientError !== (server === undefined)) fail(`expected a ${expected.isClientError ? 'client' : 'server'} error`);
-    if (typeof expected.isTimeoutError === 'boolean' && expected.isTimeoutError !== error instanceof MongoOperationTimeoutError) fail('timeout error expectation not met');
-    if (typeof expected.errorContains === 'string' && !errorMessage(error).toLowerCase().includes(expected.errorContains.toLowerCase())) fail(`expected the message to contain "${expected.errorContains}"`);
-    if (expected.errorCode !== undefined && this.matcher.match(expected.errorCode, server?.code) !== undefined) fail(`expected code ${String(expected.errorCode)}, got ${String(server?.code)}`);
-    if (typeof expected.errorCodeName === 'string' && expected.errorCodeName.toLowerCase() !== String(server?.codeName).toLowerCase()) fail(`expected codeName ${expected.errorCodeName}, got ${String(server?.codeName)}`);
+    if (typeof expected.isClientError === 'boolean' && expected.isClientError !== (server === undefined))
+      fail(`expected a ${expected.isClientError ? 'client' : 'server'} error`);
+    if (typeof expected.isTimeoutError === 'boolean' && expected.isTimeoutError !== error instanceof MongoOperationTimeoutError)
+      fail('timeout error expectation not met');
+    if (typeof expected.errorContains === 'string' && !errorMessage(error).toLowerCase().includes(expected.errorContains.toLowerCase()))
+      fail(`expected the message to contain "${expected.errorContains}"`);
+    if (expected.errorCode !== undefined && this.matcher.match(expected.errorCode, server?.code) !== undefined)
+      fail(`expected code ${String(expected.errorCode)}, got ${String(server?.code)}`);
+    if (typeof expected.errorCodeName === 'string' && expected.errorCodeName.toLowerCase() !== String(server?.codeName).toLowerCase())
+      fail(`expected codeName ${expected.errorCodeName}, got ${String(server?.codeName)}`);
     for (const label of Array.isArray(expected.errorLabelsContain) ? expected.errorLabelsContain.map(String) : []) {
       if (!server?.hasErrorLabel(label)) fail(`expected error label ${label}`);
     }
@@ -217,7 +261,8 @@ class TestRun {
       if (problem) fail(`errorResponse: ${problem}`);
     }
     if (expected.expectResult !== undefined) {
-      if (!(error instanceof MongoBulkWriteError)) throw new UnsupportedByRunner('expectError.expectResult for errors other than bulk write errors');
+      if (!(error instanceof MongoBulkWriteError))
+        throw new UnsupportedByRunner('expectError.expectResult for errors other than bulk write errors');
       const problem = this.matcher.match(expected.expectResult, bulkWriteResult(error.result));
       if (problem) fail(`result: ${problem}`);
     }
@@ -231,7 +276,8 @@ class TestRun {
     try {
       await client.db('admin').command(failPoint);
     } catch (error) {
-      if (error instanceof MongoServerError && error.code === 59) throw new Skip('the server has no configureFailPoint (test commands are not enabled)');
+      if (error instanceof MongoServerError && error.code === 59)
+        throw new Skip('the server has no configureFailPoint (test commands are not enabled)');
       throw error;
     }
     this.failPoints.push({ client, name: String(failPoint.configureFailPoint) });
@@ -245,12 +291,15 @@ class TestRun {
   checkEvents(expectations: Document[]): void {
     for (const expectation of expectations) {
       onlyKnownKeys('expectEvents', expectation, ['client', 'events', 'eventType', 'ignoreExtraEvents']);
-      if (expectation.eventType !== undefined && expectation.eventType !== 'command') throw new UnsupportedByRunner(`${String(expectation.eventType)} events`);
+      if (expectation.eventType !== undefined && expectation.eventType !== 'command')
+        throw new UnsupportedByRunner(`${String(expectation.eventType)} events`);
       const actual = this.events.get(String(expectation.client)) ?? [];
       const expected = asDocuments(expectation.events);
       const extra = actual.length > expected.length && expectation.ignoreExtraEvents !== true;
       if (actual.length < expected.length || extra) {
-        throw new Failure(`expected ${expected.length} events on ${String(expectation.client)}, saw ${actual.length}: ${actual.map((event) => event.commandName).join(', ')}`);
+        throw new Failure(
+          `expected ${expected.length} events on ${String(expectation.client)}, saw ${actual.length}: ${actual.map((event) => event.commandName).join(', ')}`,
+        );
       }
       expected.forEach((event, index) => {
         this.checkEvent(event, actual[index], index);
@@ -262,9 +311,11 @@ class TestRun {
     const [type, assertions] = firstEntry(expected);
     if (!EVENT_TYPES.includes(type) || !isPlainDocument(assertions)) throw new UnsupportedByRunner(`expected event ${type}`);
     onlyKnownKeys(type, assertions, ['command', 'reply', 'commandName', 'databaseName']);
-    if (actual?.type !== type) throw new Failure(`event ${index}: expected ${type}, saw ${actual?.type ?? 'none'} (${actual?.commandName ?? ''})`);
+    if (actual?.type !== type)
+      throw new Failure(`event ${index}: expected ${type}, saw ${actual?.type ?? 'none'} (${actual?.commandName ?? ''})`);
     for (const field of ['commandName', 'databaseName'] as const) {
-      if (assertions[field] !== undefined && assertions[field] !== actual[field]) throw new Failure(`event ${index}: expected ${field} ${String(assertions[field])}, saw ${actual[field]}`);
+      if (assertions[field] !== undefined && assertions[field] !== actual[field])
+        throw new Failure(`event ${index}: expected ${field} ${String(assertions[field])}, saw ${actual[field]}`);
     }
     for (const field of ['command', 'reply'] as const) {
       if (assertions[field] === undefined) continue;
@@ -302,7 +353,9 @@ async function checkOutcome(internal: MongoClient, outcome: Document[]): Promise
       .toArray();
     const documents = asDocuments(expected.documents);
     if (!exactlyEqual(documents, stored)) {
-      throw new Failure(`outcome of ${String(expected.collectionName)}: expected ${EJSON.stringify(documents)}, found ${EJSON.stringify(stored)}`);
+      throw new Failure(
+        `outcome of ${String(expected.collectionName)}: expected ${EJSON.stringify(documents)}, found ${EJSON.stringify(stored)}`,
+      );
     }
   }
 }
@@ -346,7 +399,8 @@ export async function runFile(path: string, context: RunContext): Promise<TestRe
   const file = EJSON.parse(readFileSync(path, 'utf8'), { relaxed: false }) as Document;
   const tests = asDocuments(file.tests);
   const all = (verdict: Verdict): TestReport[] => tests.map((test) => ({ description: String(test.description), verdict }));
-  if (!String(file.schemaVersion).startsWith('1.')) return [{ description: '(file)', verdict: { status: 'failed', reason: `unsupported schemaVersion ${String(file.schemaVersion)}` } }];
+  if (!String(file.schemaVersion).startsWith('1.'))
+    return [{ description: '(file)', verdict: { status: 'failed', reason: `unsupported schemaVersion ${String(file.schemaVersion)}` } }];
   try {
     onlyKnownKeys('file', file, FILE_KEYS);
   } catch (error) {

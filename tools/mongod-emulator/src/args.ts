@@ -42,7 +42,11 @@ export function parseArgs(argv: readonly string[]): Options {
       } else if (name === '--setParameter') setParameter(options, value);
       else if (name === '--dbpath') options.dbpath = value;
       else if (name === '--storageEngine') options.storageEngine = value;
-      else options.bindIps = value.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '');
+      else
+        options.bindIps = value
+          .split(',')
+          .map((ip) => ip.trim())
+          .filter((ip) => ip !== '');
     } else if (name === '--version') {
       options.version = true;
     } else if (name === '--bind_ip_all') {

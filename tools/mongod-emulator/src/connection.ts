@@ -24,7 +24,9 @@ function flushOrExit(shared: Shared): void {
   try {
     shared.journal?.flush();
   } catch (error) {
-    log('E', 'STORAGE', 22435, 'Writing the journal failed: exiting without answering', { error: error instanceof Error ? error.message : String(error) });
+    log('E', 'STORAGE', 22435, 'Writing the journal failed: exiting without answering', {
+      error: error instanceof Error ? error.message : String(error),
+    });
     process.exit(14);
   }
 }
@@ -48,7 +50,11 @@ export function serveConnection(socket: Socket, connectionId: number, shared: Sh
         const reply = runCommand({ ...shared, connectionId, db: request.db, command: request.command });
         // Journalled before it is answered: a write acknowledged is a write a crash keeps.
         flushOrExit(shared);
-        if (reply.code === 1) log('E', 'COMMAND', 21962, 'Internal error while running a command', { command: commandName(request.command), error: reply.errmsg });
+        if (reply.code === 1)
+          log('E', 'COMMAND', 21962, 'Internal error while running a command', {
+            command: commandName(request.command),
+            error: reply.errmsg,
+          });
         if (!request.noReply) socket.write(encodeReply(request, reply));
       }
     } catch (error) {

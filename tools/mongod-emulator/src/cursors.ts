@@ -54,7 +54,10 @@ export class CursorRegistry {
     const cursor = this.open.get(id);
     if (!cursor) throw new CommandError('CursorNotFound', `cursor id ${id} not found`);
     if (cursor.ns !== ns) {
-      throw new CommandError('Unauthorized', `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`);
+      throw new CommandError(
+        'Unauthorized',
+        `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
+      );
     }
     const batch = this.takeBatch(cursor, batchSize);
     if (cursor.position >= cursor.docs.length) {

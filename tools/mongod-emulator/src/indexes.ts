@@ -70,7 +70,8 @@ export class Index {
   }
 
   static fromCommand(raw: Doc): IndexSpec {
-    if (!isDoc(raw.key) || Object.keys(raw.key).length === 0) throw new CommandError('BadValue', 'Error in specification: the key field must be a non-empty object');
+    if (!isDoc(raw.key) || Object.keys(raw.key).length === 0)
+      throw new CommandError('BadValue', 'Error in specification: the key field must be a non-empty object');
     const option = Object.keys(raw).find((field) => !IMPLEMENTED_OPTIONS.has(field));
     if (option !== undefined) throw notImplemented(`the '${option}' index option`);
     const special = Object.values(raw.key).find((direction) => typeof direction === 'string');
@@ -89,7 +90,10 @@ export class Index {
     for (const { parts } of this.fields) {
       const reached = pathValues(doc, parts).flatMap((value): unknown[] => (Array.isArray(value) && value.length > 0 ? value : [value]));
       combos = combos.flatMap((combo) =>
-        reached.map((value) => ({ values: [...combo.values, value === undefined ? null : value], present: combo.present || value !== undefined })),
+        reached.map((value) => ({
+          values: [...combo.values, value === undefined ? null : value],
+          present: combo.present || value !== undefined,
+        })),
       );
     }
     const keys = new Map<string, IndexKey>();
@@ -124,6 +128,12 @@ export class Index {
   }
 
   describe(): Doc {
-    return { v: 2, key: this.spec.key, name: this.spec.name, ...(this.spec.unique ? { unique: true } : {}), ...(this.spec.sparse ? { sparse: true } : {}) };
+    return {
+      v: 2,
+      key: this.spec.key,
+      name: this.spec.name,
+      ...(this.spec.unique ? { unique: true } : {}),
+      ...(this.spec.sparse ? { sparse: true } : {}),
+    };
   }
 }

@@ -20,7 +20,9 @@ function stop(reason: string): never {
   try {
     durable?.close();
   } catch (error) {
-    log('E', 'STORAGE', 22320, 'Checkpoint at shutdown failed: the journal is kept and replayed at the next start', { error: error instanceof Error ? error.message : String(error) });
+    log('E', 'STORAGE', 22320, 'Checkpoint at shutdown failed: the journal is kept and replayed at the next start', {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
   log('I', 'CONTROL', 20565, 'Now exiting', { reason });
   process.exit(0);
@@ -38,7 +40,10 @@ async function openStore(options: Options): Promise<Store> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // As mongod says it, which mongodb-memory-server recognises and passes on.
-    log('E', 'CONTROL', 20557, 'DBException in initAndListen, terminating', { error: error instanceof DbPathInUse ? `DBPathInUse: ${message}` : message, dbPath: options.dbpath });
+    log('E', 'CONTROL', 20557, 'DBException in initAndListen, terminating', {
+      error: error instanceof DbPathInUse ? `DBPathInUse: ${message}` : message,
+      dbPath: options.dbpath,
+    });
     // mongod's exit code for a dbpath it cannot use.
     process.exit(100);
   }
@@ -53,7 +58,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (options.version) {
-    process.stdout.write(`db version v${EMULATOR_VERSION}\nplant-store mongod emulator (keeps its data in --dbpath, speaks the MongoDB wire protocol; not a real mongod)\n`);
+    process.stdout.write(
+      `db version v${EMULATOR_VERSION}\nplant-store mongod emulator (keeps its data in --dbpath, speaks the MongoDB wire protocol; not a real mongod)\n`,
+    );
     return;
   }
   for (const warning of options.warnings) process.stderr.write(`mongod emulator: warning: ${warning}\n`);
@@ -61,8 +68,21 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   const store = await openStore(options);
   try {
-    const server = await startServer({ port: options.port, bindIps: options.bindIps, testCommands: options.testCommands, onShutdown: () => stop('shutdown command'), store, journal: durable });
-    log('I', 'NETWORK', 23016, 'Waiting for connections', { port: server.port, ssl: 'off', emulator: true, dbPath: options.dbpath ?? null, durable: durable !== undefined });
+    const server = await startServer({
+      port: options.port,
+      bindIps: options.bindIps,
+      testCommands: options.testCommands,
+      onShutdown: () => stop('shutdown command'),
+      store,
+      journal: durable,
+    });
+    log('I', 'NETWORK', 23016, 'Waiting for connections', {
+      port: server.port,
+      ssl: 'off',
+      emulator: true,
+      dbPath: options.dbpath ?? null,
+      durable: durable !== undefined,
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // mongodb-memory-server recognises "Address already in use" in the log.

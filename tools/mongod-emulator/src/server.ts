@@ -59,10 +59,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   shared.server.port = port;
   return {
     port,
-    close: () => Promise.all(servers.map((server) => new Promise<void>((resolve) => {
-      server.close(() => {
-        resolve();
-      });
-    }))).then(() => undefined),
+    close: () =>
+      Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => {
+                resolve();
+              });
+            }),
+        ),
+      ).then(() => undefined),
   };
 }

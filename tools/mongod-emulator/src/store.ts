@@ -12,7 +12,8 @@ import { isBsonRegExp, isDoc, type Doc } from './values.js';
 
 /** The `_id` values a filter pins down by equality, or undefined when a scan is needed. */
 function idLookup(condition: unknown): unknown[] | undefined {
-  if (condition === undefined || condition === null || isBsonRegExp(condition) || condition instanceof RegExp || Array.isArray(condition)) return undefined;
+  if (condition === undefined || condition === null || isBsonRegExp(condition) || condition instanceof RegExp || Array.isArray(condition))
+    return undefined;
   if (!isDoc(condition)) return [condition];
   const keys = Object.keys(condition);
   if (keys.length === 1 && keys[0] === '$eq') return idLookup(condition.$eq);
@@ -119,7 +120,12 @@ export class Collection {
     for (const [idKey, doc] of this.docs) {
       const conflict = index.conflict(doc, idKey);
       if (conflict) {
-        throw duplicateKeyError(this.ns, spec, conflict, `Index build failed: ${this.uuid.toHexString()}: Collection ${this.ns} ( ${this.uuid.toHexString()} ) :: caused by :: `);
+        throw duplicateKeyError(
+          this.ns,
+          spec,
+          conflict,
+          `Index build failed: ${this.uuid.toHexString()}: Collection ${this.ns} ( ${this.uuid.toHexString()} ) :: caused by :: `,
+        );
       }
       index.add(doc, idKey);
     }

@@ -44,7 +44,8 @@ export function collectionName(context: CommandContext): string {
 export function docArgument(context: CommandContext, field: string, fallback: Doc = {}): Doc {
   const value = context.command[field];
   if (value === undefined || value === null) return fallback;
-  if (!isDoc(value)) throw new CommandError('TypeMismatch', `BSON field '${field}' is the wrong type '${typeof value}', expected type 'object'`);
+  if (!isDoc(value))
+    throw new CommandError('TypeMismatch', `BSON field '${field}' is the wrong type '${typeof value}', expected type 'object'`);
   return value;
 }
 

@@ -17,7 +17,14 @@ import { checkWriteConcern } from './write-concern.js';
 import { writeCommands } from './writes.js';
 
 const handlers = new Map<string, CommandHandler>(
-  Object.entries({ ...handshakeCommands, ...namespaceCommands, ...writeCommands, ...readCommands, ...findAndModifyCommands, ...indexCommands }),
+  Object.entries({
+    ...handshakeCommands,
+    ...namespaceCommands,
+    ...writeCommands,
+    ...readCommands,
+    ...findAndModifyCommands,
+    ...indexCommands,
+  }),
 );
 const testHandlers = new Map<string, CommandHandler>(Object.entries(testCommands));
 

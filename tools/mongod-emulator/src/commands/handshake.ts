@@ -46,7 +46,9 @@ export const handshakeCommands: Record<string, CommandHandler> = {
   buildInfo,
   buildinfo: buildInfo,
   getParameter: (context) => ({
-    ...(context.command.featureCompatibilityVersion === undefined ? {} : { featureCompatibilityVersion: { version: EMULATOR_VERSION.split('.').slice(0, 2).join('.') } }),
+    ...(context.command.featureCompatibilityVersion === undefined
+      ? {}
+      : { featureCompatibilityVersion: { version: EMULATOR_VERSION.split('.').slice(0, 2).join('.') } }),
   }),
   serverStatus: (context) => ({
     host: `127.0.0.1:${context.server.port}`,

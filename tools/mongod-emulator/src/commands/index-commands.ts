@@ -18,10 +18,16 @@ const createIndexes: CommandHandler = (context) => {
     const existing = collection.indexes.get(spec.name);
     if (existing) {
       if (canonicalKey(existing.spec.key) !== canonicalKey(spec.key)) {
-        throw new CommandError('IndexKeySpecsConflict', `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing.spec)}`);
+        throw new CommandError(
+          'IndexKeySpecsConflict',
+          `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing.spec)}`,
+        );
       }
       if (existing.spec.unique !== spec.unique || existing.spec.sparse !== spec.sparse) {
-        throw new CommandError('IndexOptionsConflict', `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing.spec)}`);
+        throw new CommandError(
+          'IndexOptionsConflict',
+          `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing.spec)}`,
+        );
       }
       continue;
     }

@@ -7,11 +7,20 @@ import { pathValues } from '../query/path.js';
 import { project } from '../query/project.js';
 import { sortDocuments } from '../query/sort.js';
 import { flagOption, isDoc, isLong, numberOption } from '../values.js';
-import { arrayArgument, collectionName, cursorReply, docArgument, existingCollection, type CommandContext, type CommandHandler } from './context.js';
+import {
+  arrayArgument,
+  collectionName,
+  cursorReply,
+  docArgument,
+  existingCollection,
+  type CommandContext,
+  type CommandHandler,
+} from './context.js';
 
 function nonNegative(context: CommandContext, field: string): number | undefined {
   const value = numberOption(context.command[field]);
-  if (value !== undefined && value < 0) throw CommandError.location(51024, `BSON field '${field}' value must be >= 0, actual value '${value}'`);
+  if (value !== undefined && value < 0)
+    throw CommandError.location(51024, `BSON field '${field}' value must be >= 0, actual value '${value}'`);
   return value;
 }
 

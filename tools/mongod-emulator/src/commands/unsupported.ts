@@ -18,8 +18,22 @@ const REFUSED_OPTIONS: Record<string, readonly string[]> = {
   findAndModify: ['collation', 'arrayFilters', 'hint', 'let'],
   findandmodify: ['collation', 'arrayFilters', 'hint', 'let'],
   create: [
-    'capped', 'size', 'max', 'timeseries', 'expireAfterSeconds', 'viewOn', 'pipeline', 'clusteredIndex', 'validator', 'validationLevel',
-    'validationAction', 'collation', 'changeStreamPreAndPostImages', 'encryptedFields', 'storageEngine', 'indexOptionDefaults',
+    'capped',
+    'size',
+    'max',
+    'timeseries',
+    'expireAfterSeconds',
+    'viewOn',
+    'pipeline',
+    'clusteredIndex',
+    'validator',
+    'validationLevel',
+    'validationAction',
+    'collation',
+    'changeStreamPreAndPostImages',
+    'encryptedFields',
+    'storageEngine',
+    'indexOptionDefaults',
   ],
 };
 
@@ -39,7 +53,8 @@ function refuseReadConcern(command: Doc): void {
   const readConcern = command.readConcern;
   if (!isDoc(readConcern)) return;
   const level = readConcern.level;
-  if (level !== undefined && (typeof level !== 'string' || !READ_CONCERN_LEVELS.has(level))) throw notImplemented(`read concern level ${JSON.stringify(level)}`);
+  if (level !== undefined && (typeof level !== 'string' || !READ_CONCERN_LEVELS.has(level)))
+    throw notImplemented(`read concern level ${JSON.stringify(level)}`);
   for (const field of ['afterClusterTime', 'atClusterTime', 'afterOpTime']) {
     if (readConcern[field] !== undefined) throw notImplemented(`the read concern option '${field}'`);
   }

@@ -43,7 +43,8 @@ function parseWtimeout(wtimeout: unknown): void {
 
 /** What a standalone cannot honour: mongod's validateWriteConcern when the host is not a replica set member. */
 function standaloneRefusal(w: unknown): CommandError | undefined {
-  if (isNumeric(w) && Math.trunc(numberOption(w) ?? Number(String(w))) > 1) return new CommandError('BadValue', "cannot use 'w' > 1 when a host is not replicated");
+  if (isNumeric(w) && Math.trunc(numberOption(w) ?? Number(String(w))) > 1)
+    return new CommandError('BadValue', "cannot use 'w' > 1 when a host is not replicated");
   if (typeof w === 'string' && w !== 'majority') {
     return new CommandError('BadValue', `cannot use non-majority 'w' mode "${w}" when a host is not a member of a replica set`);
   }
@@ -55,7 +56,10 @@ export function checkWriteConcern(name: string, command: Doc): void {
   const writeConcern = command.writeConcern;
   if (writeConcern === undefined) return;
   if (!isDoc(writeConcern)) {
-    throw new CommandError('TypeMismatch', `BSON field '${name}.writeConcern' is the wrong type '${typeName(writeConcern)}', expected type 'object'`);
+    throw new CommandError(
+      'TypeMismatch',
+      `BSON field '${name}.writeConcern' is the wrong type '${typeName(writeConcern)}', expected type 'object'`,
+    );
   }
   parseW(writeConcern.w);
   parseWtimeout(writeConcern.wtimeout);

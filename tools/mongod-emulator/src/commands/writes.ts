@@ -49,7 +49,8 @@ const insert: CommandHandler = (context) => {
 /** The `sort` of an update statement (MongoDB 8.0), which picks the one document a non-multi update changes. */
 function statementSort(statement: unknown): Doc | undefined {
   if (!isDoc(statement) || statement.sort === undefined) return undefined;
-  if (!isDoc(statement.sort)) throw new CommandError('TypeMismatch', "BSON field 'update.updates.sort' is the wrong type, expected type 'object'");
+  if (!isDoc(statement.sort))
+    throw new CommandError('TypeMismatch', "BSON field 'update.updates.sort' is the wrong type, expected type 'object'");
   if (flagOption(statement.multi)) throw new CommandError('FailedToParse', 'Cannot specify sort with multi=true');
   return statement.sort;
 }
@@ -84,7 +85,8 @@ const remove: CommandHandler = (context) => {
   const result = runBatch(context, arrayArgument(context, 'deletes'), (raw) => {
     const statement = statementDoc(raw, 'delete');
     const limit = numberOption(statement.limit) ?? 0;
-    if (limit !== 0 && limit !== 1) throw new CommandError('FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${limit}`);
+    if (limit !== 0 && limit !== 1)
+      throw new CommandError('FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${limit}`);
     n += deleteDocuments(context.store, context.db, name, isDoc(statement.q) ? statement.q : {}, limit).length;
   });
   return withErrors({ n: new Int32(n) }, result);

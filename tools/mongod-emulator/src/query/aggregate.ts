@@ -13,9 +13,31 @@ import { sortDocuments } from './sort.js';
 
 /** mongod's stages the emulator lacks: refused by name rather than called unrecognized. */
 const UNIMPLEMENTED_STAGES = new Set([
-  '$out', '$merge', '$facet', '$bucket', '$bucketAuto', '$sample', '$graphLookup', '$unionWith', '$sortByCount', '$densify', '$fill',
-  '$setWindowFields', '$geoNear', '$redact', '$documents', '$changeStream', '$indexStats', '$collStats', '$currentOp', '$listSessions',
-  '$planCacheStats', '$search', '$searchMeta', '$vectorSearch', '$listSearchIndexes',
+  '$out',
+  '$merge',
+  '$facet',
+  '$bucket',
+  '$bucketAuto',
+  '$sample',
+  '$graphLookup',
+  '$unionWith',
+  '$sortByCount',
+  '$densify',
+  '$fill',
+  '$setWindowFields',
+  '$geoNear',
+  '$redact',
+  '$documents',
+  '$changeStream',
+  '$indexStats',
+  '$collStats',
+  '$currentOp',
+  '$listSessions',
+  '$planCacheStats',
+  '$search',
+  '$searchMeta',
+  '$vectorSearch',
+  '$listSearchIndexes',
 ]);
 
 /** Reads another collection of the same database (for $lookup). */
@@ -30,13 +52,23 @@ function accumulator(operator: string): Accumulator {
   switch (operator) {
     case '$sum': {
       let total: NumericValue = new Int32(0);
-      return { add: (value) => { if (isNumeric(value)) total = addNumbers(total, value); }, result: () => total };
+      return {
+        add: (value) => {
+          if (isNumeric(value)) total = addNumbers(total, value);
+        },
+        result: () => total,
+      };
     }
     case '$avg': {
       let total: NumericValue = new Int32(0);
       let count = 0;
       return {
-        add: (value) => { if (isNumeric(value)) { total = addNumbers(total, value); count += 1; } },
+        add: (value) => {
+          if (isNumeric(value)) {
+            total = addNumbers(total, value);
+            count += 1;
+          }
+        },
         result: () => (count === 0 ? null : new Double(toDouble(total) / count)),
       };
     }
@@ -45,30 +77,60 @@ function accumulator(operator: string): Accumulator {
       let best: unknown = null;
       const sign = operator === '$min' ? -1 : 1;
       return {
-        add: (value) => { if (value !== null && value !== undefined && (best === null || compareValues(value, best) * sign > 0)) best = value; },
+        add: (value) => {
+          if (value !== null && value !== undefined && (best === null || compareValues(value, best) * sign > 0)) best = value;
+        },
         result: () => best,
       };
     }
     case '$first': {
       let first: unknown;
       let seen = false;
-      return { add: (value) => { if (!seen) { first = value; seen = true; } }, result: () => first ?? null };
+      return {
+        add: (value) => {
+          if (!seen) {
+            first = value;
+            seen = true;
+          }
+        },
+        result: () => first ?? null,
+      };
     }
     case '$last': {
       let last: unknown;
-      return { add: (value) => { last = value; }, result: () => last ?? null };
+      return {
+        add: (value) => {
+          last = value;
+        },
+        result: () => last ?? null,
+      };
     }
     case '$push': {
       const items: unknown[] = [];
-      return { add: (value) => { if (value !== undefined) items.push(value); }, result: () => items };
+      return {
+        add: (value) => {
+          if (value !== undefined) items.push(value);
+        },
+        result: () => items,
+      };
     }
     case '$addToSet': {
       const items = new Map<string, unknown>();
-      return { add: (value) => { if (value !== undefined) items.set(canonicalKey(value), value); }, result: () => [...items.values()] };
+      return {
+        add: (value) => {
+          if (value !== undefined) items.set(canonicalKey(value), value);
+        },
+        result: () => [...items.values()],
+      };
     }
     case '$count': {
       let count = 0;
-      return { add: () => { count += 1; }, result: () => new Int32(count) };
+      return {
+        add: () => {
+          count += 1;
+        },
+        result: () => new Int32(count),
+      };
     }
     default:
       throw CommandError.location(15952, `unknown group operator '${operator}'`);
@@ -76,12 +138,14 @@ function accumulator(operator: string): Accumulator {
 }
 
 function group(docs: readonly Doc[], spec: Doc): Doc[] {
-  if (!('_id' in spec)) throw CommandError.location(15955, "a group specification must include an _id");
-  const fields = Object.entries(spec).filter(([name]) => name !== '_id').map(([name, definition]) => {
-    const [operator, expression] = isDoc(definition) ? (Object.entries(definition)[0] ?? ['', undefined]) : ['', undefined];
-    if (!operator.startsWith('$')) throw CommandError.location(40234, `The field '${name}' must be an accumulator object`);
-    return { name, operator, expression };
-  });
+  if (!('_id' in spec)) throw CommandError.location(15955, 'a group specification must include an _id');
+  const fields = Object.entries(spec)
+    .filter(([name]) => name !== '_id')
+    .map(([name, definition]) => {
+      const [operator, expression] = isDoc(definition) ? (Object.entries(definition)[0] ?? ['', undefined]) : ['', undefined];
+      if (!operator.startsWith('$')) throw CommandError.location(40234, `The field '${name}' must be an accumulator object`);
+      return { name, operator, expression };
+    });
   const groups = new Map<string, { id: unknown; accumulators: Accumulator[] }>();
   for (const doc of docs) {
     const evaluated = evaluate(spec._id, doc);
@@ -133,7 +197,13 @@ function unwind(docs: readonly Doc[], spec: unknown): Doc[] {
 }
 
 function lookup(docs: readonly Doc[], spec: unknown, readCollection: CollectionReader): Doc[] {
-  if (!isDoc(spec) || typeof spec.from !== 'string' || typeof spec.localField !== 'string' || typeof spec.foreignField !== 'string' || typeof spec.as !== 'string') {
+  if (
+    !isDoc(spec) ||
+    typeof spec.from !== 'string' ||
+    typeof spec.localField !== 'string' ||
+    typeof spec.foreignField !== 'string' ||
+    typeof spec.as !== 'string'
+  ) {
     throw notImplemented('$lookup with a pipeline or let (only its from/localField/foreignField/as form)');
   }
   const { localField, foreignField, as } = spec;
@@ -214,7 +284,8 @@ export function runPipeline(docs: readonly Doc[], pipeline: readonly unknown[], 
   for (const stage of pipeline) {
     const entries = isDoc(stage) ? Object.entries(stage) : [];
     const [entry] = entries;
-    if (!entry || entries.length !== 1) throw CommandError.location(40323, 'A pipeline stage specification object must contain exactly one field.');
+    if (!entry || entries.length !== 1)
+      throw CommandError.location(40323, 'A pipeline stage specification object must contain exactly one field.');
     current = runStage(current, entry[0], entry[1], readCollection);
   }
   return current;

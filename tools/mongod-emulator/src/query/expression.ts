@@ -81,12 +81,16 @@ function applyOperator(operator: string, operand: unknown, root: Doc): unknown {
     case '$sum':
       return sumOf(args(operand, root));
     case '$avg': {
-      const values = args(operand, root).flat().filter((value) => isNumeric(value));
+      const values = args(operand, root)
+        .flat()
+        .filter((value) => isNumeric(value));
       return values.length === 0 ? null : new Double(toDouble(sumOf(values)) / values.length);
     }
     case '$min':
     case '$max': {
-      const values = args(operand, root).flat().filter((value) => value !== null && value !== undefined);
+      const values = args(operand, root)
+        .flat()
+        .filter((value) => value !== null && value !== undefined);
       const sign = operator === '$min' ? -1 : 1;
       return values.reduce<unknown>((best, value) => (best === null || compareValues(value, best) * sign > 0 ? value : best), null);
     }
@@ -120,7 +124,11 @@ function applyOperator(operator: string, operand: unknown, root: Doc): unknown {
       return values.find((value) => value !== null && value !== undefined) ?? values.at(-1) ?? null;
     }
     case '$cond': {
-      const [condition, then, otherwise]: unknown[] = isDoc(operand) ? [operand.if, operand.then, operand.else] : isArray(operand) ? operand : [];
+      const [condition, then, otherwise]: unknown[] = isDoc(operand)
+        ? [operand.if, operand.then, operand.else]
+        : isArray(operand)
+          ? operand
+          : [];
       return truthy(evaluate(condition, root)) ? evaluate(then, root) : evaluate(otherwise, root);
     }
     case '$and':

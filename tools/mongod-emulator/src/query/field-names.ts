@@ -52,7 +52,10 @@ export function validateInsertedDocument(doc: Doc): void {
   if (isDoc(id)) {
     const name = dollarNameWithin(id);
     if (name !== undefined) {
-      throw new CommandError('DollarPrefixedFieldName', `_id fields may not contain '$'-prefixed fields: ${name} is not valid for storage.`);
+      throw new CommandError(
+        'DollarPrefixedFieldName',
+        `_id fields may not contain '$'-prefixed fields: ${name} is not valid for storage.`,
+      );
     }
   }
 }

@@ -14,7 +14,15 @@ type ValueTest = (value: unknown) => boolean;
 /** mongod's query operators the emulator lacks: refused by name rather than called unknown. */
 const UNIMPLEMENTED_TOP_LEVEL = new Set(['$expr', '$where', '$text', '$jsonSchema', '$sampleRate']);
 const UNIMPLEMENTED_FIELD_OPERATORS = new Set([
-  '$bitsAllSet', '$bitsAllClear', '$bitsAnySet', '$bitsAnyClear', '$geoWithin', '$geoIntersects', '$near', '$nearSphere', '$within',
+  '$bitsAllSet',
+  '$bitsAllClear',
+  '$bitsAnySet',
+  '$bitsAnyClear',
+  '$geoWithin',
+  '$geoIntersects',
+  '$near',
+  '$nearSphere',
+  '$within',
 ]);
 
 const TYPE_ALIASES: Record<string, number> = {
@@ -48,7 +56,17 @@ export function bsonTypeNumber(value: unknown): number {
   if (value instanceof Date) return 9;
   if (value instanceof RegExp) return 11;
   const byTag: Record<string, number> = {
-    Double: 1, Binary: 5, ObjectId: 7, BSONRegExp: 11, Code: 13, Int32: 16, Timestamp: 17, Long: 18, Decimal128: 19, MinKey: -1, MaxKey: 127,
+    Double: 1,
+    Binary: 5,
+    ObjectId: 7,
+    BSONRegExp: 11,
+    Code: 13,
+    Int32: 16,
+    Timestamp: 17,
+    Long: 18,
+    Decimal128: 19,
+    MinKey: -1,
+    MaxKey: 127,
   };
   const tag = bsonTag(value);
   return tag === undefined ? 3 : (byTag[tag] ?? 3);
@@ -201,7 +219,9 @@ function fieldPredicate(path: string, condition: unknown): Predicate {
   const parts = path.split('.');
   const test = isOperatorDoc(condition) ? operatorTest(condition) : equalsTest(condition);
   // Negative operators must hold for every reached value, positive ones for at least one.
-  const negative = isOperatorDoc(condition) && Object.keys(condition).some((key) => key === '$ne' || key === '$nin' || key === '$not' || (key === '$exists' && !condition.$exists));
+  const negative =
+    isOperatorDoc(condition) &&
+    Object.keys(condition).some((key) => key === '$ne' || key === '$nin' || key === '$not' || (key === '$exists' && !condition.$exists));
   return (doc) => {
     const values = pathValues(doc, parts);
     return negative ? values.every((value) => test(value)) : values.some((value) => test(value));

@@ -22,7 +22,9 @@ function isOperatorDoc(value: unknown): value is Doc {
 /** { a: { b: 1 } } is the same projection as { 'a.b': 1 }. */
 function flatten(spec: Doc, prefix = ''): Entry[] {
   return Object.entries(spec).flatMap(([key, value]): Entry[] =>
-    isDoc(value) && !isOperatorDoc(value) && Object.keys(value).length > 0 ? flatten(value, `${prefix}${key}.`) : [[`${prefix}${key}`, value]],
+    isDoc(value) && !isOperatorDoc(value) && Object.keys(value).length > 0
+      ? flatten(value, `${prefix}${key}.`)
+      : [[`${prefix}${key}`, value]],
   );
 }
 

@@ -26,7 +26,8 @@ export function sortDocuments(docs: readonly Doc[], spec: unknown): Doc[] {
   if (!isDoc(spec) || Object.keys(spec).length === 0) return [...docs];
   const keys = Object.entries(spec).map(([path, value]) => {
     const direction = numberOption(value);
-    if (direction !== 1 && direction !== -1) throw new CommandError('BadValue', '$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+    if (direction !== 1 && direction !== -1)
+      throw new CommandError('BadValue', '$sort key ordering must be 1 (for ascending) or -1 (for descending)');
     return { parts: path.split('.'), direction };
   });
   const decorated = docs.map((doc) => ({ doc, values: keys.map(({ parts, direction }) => sortKey(doc, parts, direction)) }));

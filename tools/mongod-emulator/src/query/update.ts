@@ -2,7 +2,18 @@
 // applied to a copy of the stored document. Errors mirror mongod's codes and messages.
 import { Double, Int32, Long, serialize, Timestamp } from 'bson';
 import { CommandError } from '../errors.js';
-import { cloneValue, isArray, isDoc, isNumeric, isDecimal, isLong, isDouble, numberOption, type Doc, type NumericValue } from '../values.js';
+import {
+  cloneValue,
+  isArray,
+  isDoc,
+  isNumeric,
+  isDecimal,
+  isLong,
+  isDouble,
+  numberOption,
+  type Doc,
+  type NumericValue,
+} from '../values.js';
 import { canonicalKey, compareValues, valuesEqual } from './compare.js';
 import { validateReplacement, validateUpdatedPath } from './field-names.js';
 import { compileValueTest } from './match.js';
@@ -53,7 +64,10 @@ function arrayAt(doc: Doc, path: string): unknown[] | undefined {
   const current = getPath(doc, path);
   if (current === undefined) return undefined;
   if (!isArray(current)) {
-    throw new CommandError('BadValue', `The field '${path}' must be an array but is of type ${describeValue(current)} in document ${idText(doc)}`);
+    throw new CommandError(
+      'BadValue',
+      `The field '${path}' must be an array but is of type ${describeValue(current)} in document ${idText(doc)}`,
+    );
   }
   return current;
 }
@@ -147,7 +161,11 @@ function applyOperator(doc: Doc, operator: string, path: string, operand: unknow
         operator === '$pull'
           ? compileValueTest(operand)
           : (value: unknown) => Array.isArray(operand) && operand.some((item: unknown) => valuesEqual(item, value));
-      setPath(doc, path, array.filter((item) => !test(item)));
+      setPath(
+        doc,
+        path,
+        array.filter((item) => !test(item)),
+      );
       return;
     }
     case '$pop': {
@@ -156,7 +174,8 @@ function applyOperator(doc: Doc, operator: string, path: string, operand: unknow
       return;
     }
     case '$rename': {
-      if (typeof operand !== 'string') throw new CommandError('BadValue', `The 'to' field for $rename must be a string: ${path}: ${JSON.stringify(operand)}`);
+      if (typeof operand !== 'string')
+        throw new CommandError('BadValue', `The 'to' field for $rename must be a string: ${path}: ${JSON.stringify(operand)}`);
       const value = getPath(doc, path);
       if (value === undefined) return;
       unsetPath(doc, path);
@@ -169,7 +188,10 @@ function applyOperator(doc: Doc, operator: string, path: string, operand: unknow
       return;
     }
     default:
-      throw new CommandError('FailedToParse', `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`);
+      throw new CommandError(
+        'FailedToParse',
+        `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
   }
 }
 
@@ -199,8 +221,16 @@ function applyOperators(original: Doc, update: Doc, inserting: boolean): Doc {
   const doc = cloneValue(original);
   const paths: string[] = [];
   for (const [operator, fields] of Object.entries(update)) {
-    if (!operator.startsWith('$')) throw new CommandError('FailedToParse', `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`);
-    if (!isDoc(fields)) throw new CommandError('FailedToParse', `Modifiers operate on fields but we found type ${describeValue(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`);
+    if (!operator.startsWith('$'))
+      throw new CommandError(
+        'FailedToParse',
+        `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
+    if (!isDoc(fields))
+      throw new CommandError(
+        'FailedToParse',
+        `Modifiers operate on fields but we found type ${describeValue(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`,
+      );
     for (const [path, operand] of Object.entries(fields)) {
       paths.push(path);
       if (operator === '$rename' && typeof operand === 'string') {

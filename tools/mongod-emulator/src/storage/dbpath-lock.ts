@@ -12,7 +12,9 @@ export class DbPathInUse extends Error {
     readonly path: string,
     readonly holder: number,
   ) {
-    super(`Unable to lock the lock file: ${path} (held by process ${holder}). Another mongod instance is already running on the ${join(path, '..')} directory`);
+    super(
+      `Unable to lock the lock file: ${path} (held by process ${holder}). Another mongod instance is already running on the ${join(path, '..')} directory`,
+    );
   }
 }
 

@@ -3,7 +3,18 @@
 // connection before it replies). On start the last checkpoint is loaded and the journal replayed; a
 // checkpoint (the whole data, written aside and renamed into place) then starts a new, empty journal,
 // at start, at a clean shutdown, and whenever the journal outgrows its limit (64 MB).
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Int32 } from 'bson';
 import type { Change, Store } from '../store.js';
@@ -106,8 +117,15 @@ export class DurableStore {
   }
 
   /** Locks the dbpath, loads what it holds into `store`, and journals the store's changes from then on. */
-  static async open(store: Store, dbpath: string, { lockWaitMs, checkpointBytes = JOURNAL_CHECKPOINT_BYTES }: OpenOptions): Promise<{ durable: DurableStore; recovery: Recovery }> {
-    if (!existsSync(dbpath)) throw new Error(`NonExistentPath: Data directory ${dbpath} not found. Create the missing directory or specify another path using --dbpath`);
+  static async open(
+    store: Store,
+    dbpath: string,
+    { lockWaitMs, checkpointBytes = JOURNAL_CHECKPOINT_BYTES }: OpenOptions,
+  ): Promise<{ durable: DurableStore; recovery: Recovery }> {
+    if (!existsSync(dbpath))
+      throw new Error(
+        `NonExistentPath: Data directory ${dbpath} not found. Create the missing directory or specify another path using --dbpath`,
+      );
     const unlock = await lockDbPath(dbpath, lockWaitMs);
     try {
       let generation = 0;
@@ -192,4 +210,3 @@ export class DurableStore {
     this.unlock();
   }
 }
-

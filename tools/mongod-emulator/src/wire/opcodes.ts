@@ -13,7 +13,6 @@ const MORE_TO_COME = 1 << 1;
 // Bits 0-15 are "required": a receiver must reject ones it does not know.
 const KNOWN_REQUIRED_FLAGS = CHECKSUM_PRESENT | MORE_TO_COME;
 
-
 export interface Request {
   requestId: number;
   opCode: typeof OP_MSG | typeof OP_QUERY;

@@ -31,7 +31,10 @@ describe('BSON round-trip', () => {
     };
     const collection = mongo.db.collection<LooseDoc>('roundtrip');
     await collection.insertOne(original);
-    const stored = await collection.findOne({ _id: original._id }, { promoteValues: false, promoteLongs: false, promoteBuffers: false, bsonRegExp: true });
+    const stored = await collection.findOne(
+      { _id: original._id },
+      { promoteValues: false, promoteLongs: false, promoteBuffers: false, bsonRegExp: true },
+    );
     expect(stored).toEqual(original);
     expect(Object.keys(stored ?? {})).toEqual(Object.keys(original));
     expect(stored?.int32).toBeInstanceOf(Int32);

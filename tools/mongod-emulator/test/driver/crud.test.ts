@@ -28,7 +28,9 @@ describe('insert', () => {
   it('inserts many documents in order', async () => {
     const result = await items().insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(result.insertedCount).toBe(3);
-    const found = await items().find({}, { projection: { _id: 0 } }).toArray();
+    const found = await items()
+      .find({}, { projection: { _id: 0 } })
+      .toArray();
     expect(found).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
   });
 });
@@ -44,7 +46,14 @@ describe('find', () => {
   });
 
   it('filters, sorts, skips and limits', async () => {
-    const names = (await items().find({ price: { $lte: 8 } }).sort({ price: 1, name: -1 }).skip(1).limit(2).toArray()).map((doc) => doc.name as string);
+    const names = (
+      await items()
+        .find({ price: { $lte: 8 } })
+        .sort({ price: 1, name: -1 })
+        .skip(1)
+        .limit(2)
+        .toArray()
+    ).map((doc) => doc.name as string);
     expect(names).toEqual(['basil', 'cactus']);
   });
 
@@ -54,7 +63,8 @@ describe('find', () => {
   });
 
   it('matches array elements and dotted paths', async () => {
-    const ids = async (filter: Document): Promise<unknown[]> => (await items().find(filter).sort({ _id: 1 }).toArray()).map((doc) => doc._id);
+    const ids = async (filter: Document): Promise<unknown[]> =>
+      (await items().find(filter).sort({ _id: 1 }).toArray()).map((doc) => doc._id);
     expect(await ids({ tags: 'succulent' })).toEqual([1, 3]);
     expect(await ids({ 'size.h': { $gt: 15, $lt: 40 } })).toEqual([1, 2]);
     expect(await ids({ tags: { $size: 0 } })).toEqual([4]);
@@ -91,7 +101,19 @@ describe('update', () => {
     const result = await items().updateOne({ _id: 1 }, update);
     expect(result).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
     const doc = await items().findOne({ _id: 1 });
-    expect(doc).toMatchObject({ a: 1, n: 7, m: 12, fresh: 0, lo: 1, hi: 9, log: ['p', 'q'], set: ['a', 'b'], list: [1, 2], renamed: 'o', nested: { deep: true } });
+    expect(doc).toMatchObject({
+      a: 1,
+      n: 7,
+      m: 12,
+      fresh: 0,
+      lo: 1,
+      hi: 9,
+      log: ['p', 'q'],
+      set: ['a', 'b'],
+      list: [1, 2],
+      renamed: 'o',
+      nested: { deep: true },
+    });
     expect(doc).not.toHaveProperty('b');
     expect(doc).not.toHaveProperty('old');
     expect(doc?.touched).toBeInstanceOf(Date);
@@ -124,7 +146,11 @@ describe('update', () => {
   });
 
   it('updates many documents and counts only real modifications', async () => {
-    await items().insertMany([{ g: 1, v: 0 }, { g: 1, v: 1 }, { g: 2, v: 0 }]);
+    await items().insertMany([
+      { g: 1, v: 0 },
+      { g: 1, v: 1 },
+      { g: 2, v: 0 },
+    ]);
     const result = await items().updateMany({ g: 1 }, { $set: { v: 1 } });
     expect(result).toMatchObject({ matchedCount: 2, modifiedCount: 1 });
   });
@@ -152,7 +178,10 @@ describe('delete', () => {
 
 describe('findAndModify', () => {
   beforeEach(async () => {
-    await items().insertMany([{ _id: 1, q: 5, tag: 'a' }, { _id: 2, q: 9, tag: 'a' }]);
+    await items().insertMany([
+      { _id: 1, q: 5, tag: 'a' },
+      { _id: 2, q: 9, tag: 'a' },
+    ]);
   });
 
   it('returns the document before or after the update, honouring sort and projection', async () => {
@@ -175,13 +204,21 @@ describe('findAndModify', () => {
   });
 
   it('reports the raw lastErrorObject', async () => {
-    const reply = await mongo.db.command({ findAndModify: 'items', query: { _id: 9 }, update: { $set: { q: 0 } }, upsert: true, new: true });
+    const reply = await mongo.db.command({
+      findAndModify: 'items',
+      query: { _id: 9 },
+      update: { $set: { q: 0 } },
+      upsert: true,
+      new: true,
+    });
     expect(reply.lastErrorObject).toEqual({ n: 1, updatedExisting: false, upserted: 9 });
     expect(reply.value).toEqual({ _id: 9, q: 0 });
   });
 
   it('rejects update and remove together', async () => {
-    const error = await mongo.db.command({ findAndModify: 'items', query: {}, update: { $set: { a: 1 } }, remove: true }).catch((caught: unknown) => caught);
+    const error = await mongo.db
+      .command({ findAndModify: 'items', query: {}, update: { $set: { a: 1 } }, remove: true })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(MongoServerError);
   });
 });

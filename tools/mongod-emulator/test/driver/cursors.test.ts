@@ -62,7 +62,10 @@ describe('cursors', () => {
 
   it('lets the driver iterate with getMore and close early with killCursors', async () => {
     const collection = monitored.db(mongo.db.databaseName).collection<LooseDoc>('many');
-    const all = await collection.find({ i: { $lt: 20 } }).batchSize(7).toArray();
+    const all = await collection
+      .find({ i: { $lt: 20 } })
+      .batchSize(7)
+      .toArray();
     expect(all.map((doc) => doc.i as number)).toEqual(Array.from({ length: 20 }, (_, k) => k));
     expect(commandsNamed('getMore')).toHaveLength(2);
     const cursor = collection.find().batchSize(3);

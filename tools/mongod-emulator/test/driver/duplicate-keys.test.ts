@@ -10,7 +10,9 @@ function plants() {
 }
 
 beforeEach(async () => {
-  await plants().drop().catch(() => undefined);
+  await plants()
+    .drop()
+    .catch(() => undefined);
   await plants().createIndexes([{ key: { sku: 1 }, unique: true }]);
   await plants().insertOne({ _id: 5, sku: 'A' });
 });

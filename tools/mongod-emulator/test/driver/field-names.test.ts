@@ -25,7 +25,12 @@ const replacementRefusal = (field: string, fullName = field) => ({
 describe('inserted documents', () => {
   it('stores top-level and nested dollar-prefixed and dotted names as given', async () => {
     const collection = names('inserted');
-    await collection.insertMany([{ _id: 1, $a: 1 }, { _id: 2, 'a.b': 1 }, { _id: 3, a: { $b: 1, 'c.d': 2 } }, { _id: 4, a: { $db: 'foo' } }]);
+    await collection.insertMany([
+      { _id: 1, $a: 1 },
+      { _id: 2, 'a.b': 1 },
+      { _id: 3, a: { $b: 1, 'c.d': 2 } },
+      { _id: 4, a: { $db: 'foo' } },
+    ]);
     expect(await collection.find({}, { sort: { _id: 1 } }).toArray()).toEqual([
       { _id: 1, $a: 1 },
       { _id: 2, 'a.b': 1 },
@@ -36,7 +41,10 @@ describe('inserted documents', () => {
 
   it('refuses an _id holding a $-prefixed name at any depth, and stores nothing', async () => {
     const collection = names('dollar_ids');
-    for (const [id, field] of [[{ $a: 1 }, '$a'], [{ x: { y: [{ $b: 1 }] } }, '$b']] as const) {
+    for (const [id, field] of [
+      [{ $a: 1 }, '$a'],
+      [{ x: { y: [{ $b: 1 }] } }, '$b'],
+    ] as const) {
       await expect(collection.insertOne({ _id: id })).rejects.toMatchObject({
         code: 52, // DollarPrefixedFieldName
         message: `_id fields may not contain '$'-prefixed fields: ${field} is not valid for storage.`,

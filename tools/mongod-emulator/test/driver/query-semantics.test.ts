@@ -68,14 +68,38 @@ describe('BSON type order', () => {
     await mongo.db.collection<LooseDoc>('types').insertMany(values.map(([name, v]) => ({ _id: name, v })));
     const ascending = await ids('types', {}, { v: 1 });
     // Arrays sort by their smallest element, so [7] sits with the numbers (before 42).
-    expect(ascending).toEqual(['minKey', 'null', 'array', 'number', 'string', 'object', 'binData', 'objectId', 'bool', 'date', 'timestamp', 'regex', 'maxKey']);
+    expect(ascending).toEqual([
+      'minKey',
+      'null',
+      'array',
+      'number',
+      'string',
+      'object',
+      'binData',
+      'objectId',
+      'bool',
+      'date',
+      'timestamp',
+      'regex',
+      'maxKey',
+    ]);
   });
 });
 
 describe('query operators', () => {
   beforeAll(async () => {
     await mongo.db.collection<LooseDoc>('ops').insertMany([
-      { _id: 1, name: 'Aloe vera', qty: 10, tags: ['a', 'b'], dims: [{ w: 1, h: 5 }, { w: 3, h: 2 }], meta: { color: 'green' } },
+      {
+        _id: 1,
+        name: 'Aloe vera',
+        qty: 10,
+        tags: ['a', 'b'],
+        dims: [
+          { w: 1, h: 5 },
+          { w: 3, h: 2 },
+        ],
+        meta: { color: 'green' },
+      },
       { _id: 2, name: 'basil', qty: 0, tags: ['b'], dims: [{ w: 2, h: 2 }], meta: { color: null } },
       { _id: 3, name: 'Cactus', tags: [], dims: [] },
       { _id: 4, name: 'dill', qty: new Double(7.5), tags: ['c', 'a', 'd'] },

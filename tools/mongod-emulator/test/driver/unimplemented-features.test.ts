@@ -79,7 +79,9 @@ const refusals: RefusalCase[] = [
     feature: "the 'hint' option of find",
     run: async () => {
       await plants().createIndex({ name: 1 });
-      return plants().find({}, { hint: { name: 1 }, projection: { _id: 1 } }).toArray();
+      return plants()
+        .find({}, { hint: { name: 1 }, projection: { _id: 1 } })
+        .toArray();
     },
     mongod: (found) => {
       expect(found).toEqual([{ _id: 2 }, { _id: 1 }, { _id: 3 }]);
@@ -87,7 +89,10 @@ const refusals: RefusalCase[] = [
   },
   {
     feature: "the 'let' option of find",
-    run: () => plants().find({ $expr: { $eq: ['$name', '$$wanted'] } }, { let: { wanted: 'moss' } }).toArray(),
+    run: () =>
+      plants()
+        .find({ $expr: { $eq: ['$name', '$$wanted'] } }, { let: { wanted: 'moss' } })
+        .toArray(),
     mongod: (found) => {
       expect(ids(found)).toEqual([3]);
     },
@@ -104,14 +109,20 @@ const refusals: RefusalCase[] = [
   },
   {
     feature: 'the $expr query operator',
-    run: () => plants().find({ $expr: { $gt: ['$rank', 2] } }).toArray(),
+    run: () =>
+      plants()
+        .find({ $expr: { $gt: ['$rank', 2] } })
+        .toArray(),
     mongod: (found) => {
       expect(ids(found)).toEqual([2]);
     },
   },
   {
     feature: 'the $facet aggregation stage',
-    run: () => plants().aggregate([{ $facet: { n: [{ $count: 'n' }] } }]).toArray(),
+    run: () =>
+      plants()
+        .aggregate([{ $facet: { n: [{ $count: 'n' }] } }])
+        .toArray(),
     mongod: (result) => {
       expect(result).toEqual([{ n: [{ n: 3 }] }]);
     },
@@ -130,7 +141,10 @@ const refusals: RefusalCase[] = [
     feature: "the 'validator' option of create",
     run: async () => {
       await mongo.db.createCollection('named', { validator: { name: { $type: 'string' } } });
-      return mongo.db.collection('named').insertOne({ name: 1 }).catch((error: unknown) => error);
+      return mongo.db
+        .collection('named')
+        .insertOne({ name: 1 })
+        .catch((error: unknown) => error);
     },
     mongod: (error) => {
       expect(error).toMatchObject({ code: 121 });
@@ -172,7 +186,7 @@ const refusals: RefusalCase[] = [
   },
 ];
 
-describe('features the emulator refuses by name (mongod\'s answer when run against one)', () => {
+describe("features the emulator refuses by name (mongod's answer when run against one)", () => {
   it.each(refusals.map((refusal) => [refusal.feature, refusal] as const))('%s', async (feature, { run, mongod }) => {
     if (!emulated) {
       await mongod(await run());
@@ -201,7 +215,11 @@ describe('the sort option of updateOne and replaceOne (MongoDB 8.0)', () => {
   it('updates the first document in sort order', async () => {
     await plants().updateOne({ name: /^fern$/i }, { $set: { picked: true } }, { sort: { rank: -1 } });
     await plants().replaceOne({}, { name: 'lowest' }, { sort: { rank: 1 } });
-    expect(await plants().find({}, { projection: { grades: 0 }, sort: { _id: 1 } }).toArray()).toEqual([
+    expect(
+      await plants()
+        .find({}, { projection: { grades: 0 }, sort: { _id: 1 } })
+        .toArray(),
+    ).toEqual([
       { _id: 1, name: 'fern', rank: 2 },
       { _id: 2, name: 'Fern', rank: 3, picked: true },
       { _id: 3, name: 'lowest' },
@@ -210,7 +228,11 @@ describe('the sort option of updateOne and replaceOne (MongoDB 8.0)', () => {
 
   it('refuses a sort on a multi-document update', async () => {
     const command = { update: 'plants', updates: [{ q: {}, u: { $set: { x: 1 } }, multi: true, sort: { rank: 1 } }] };
-    await expect(mongo.db.command(command)).rejects.toMatchObject({ code: 9, codeName: 'FailedToParse', message: 'Cannot specify sort with multi=true' });
+    await expect(mongo.db.command(command)).rejects.toMatchObject({
+      code: 9,
+      codeName: 'FailedToParse',
+      message: 'Cannot specify sort with multi=true',
+    });
     expect(await plants().countDocuments({ x: 1 })).toBe(0);
   });
 });

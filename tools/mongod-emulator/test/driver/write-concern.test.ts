@@ -12,7 +12,11 @@ function plants(writeConcern?: WriteConcernSettings) {
 }
 
 async function storedIds(): Promise<unknown[]> {
-  return (await plants().find({}, { sort: { _id: 1 } }).toArray()).map((doc) => doc._id);
+  return (
+    await plants()
+      .find({}, { sort: { _id: 1 } })
+      .toArray()
+  ).map((doc) => doc._id);
 }
 
 const replicaSetOnly = { code: 2, codeName: 'BadValue', errmsg: "cannot use 'w' > 1 when a host is not replicated" };
@@ -29,7 +33,9 @@ beforeEach(async () => {
 
 describe('write concerns a standalone cannot honour', () => {
   it('refuses w: 2 (MONGODB_WRITE_CONCERN=2, journaled) before inserting anything', async () => {
-    const error = await plants({ w: 2, journal: true }).insertOne({ _id: 2 }).catch((caught: unknown) => caught);
+    const error = await plants({ w: 2, journal: true })
+      .insertOne({ _id: 2 })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(MongoServerError);
     expect(error).toMatchObject(replicaSetOnly);
     expect(await storedIds()).toEqual([1]);
@@ -55,8 +61,14 @@ describe('write concerns a standalone cannot honour', () => {
 
   it('fails to parse a w beyond the 50 members a replica set can have, or below 0', async () => {
     for (const w of [51, -1]) {
-      const error = await mongo.db.command({ insert: 'plants', documents: [{ _id: 2 }], writeConcern: { w } }).catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ code: 9, codeName: 'FailedToParse', errmsg: `w has to be a non-negative number and not greater than 50; found: ${w}` });
+      const error = await mongo.db
+        .command({ insert: 'plants', documents: [{ _id: 2 }], writeConcern: { w } })
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({
+        code: 9,
+        codeName: 'FailedToParse',
+        errmsg: `w has to be a non-negative number and not greater than 50; found: ${w}`,
+      });
     }
     expect(await storedIds()).toEqual([1]);
   });
@@ -75,11 +87,19 @@ describe('write concerns a standalone cannot honour', () => {
 
 describe('write concerns a standalone accepts', () => {
   it('accepts w: 1 and w: "majority", journaled or not, with a wtimeout', async () => {
-    const accepted: WriteConcernSettings[] = [{ w: 1 }, { w: 'majority' }, { w: 'majority', journal: true }, { w: 1, journal: false }, { w: 'majority', wtimeoutMS: 500 }];
+    const accepted: WriteConcernSettings[] = [
+      { w: 1 },
+      { w: 'majority' },
+      { w: 'majority', journal: true },
+      { w: 1, journal: false },
+      { w: 'majority', wtimeoutMS: 500 },
+    ];
     for (const [index, writeConcern] of accepted.entries()) {
       await expect(plants(writeConcern).insertOne({ _id: 10 + index })).resolves.toMatchObject({ acknowledged: true });
     }
-    await expect(plants({ w: 'majority', journal: true }).updateOne({ _id: 1 }, { $set: { name: 'moss' } })).resolves.toMatchObject({ modifiedCount: 1 });
+    await expect(plants({ w: 'majority', journal: true }).updateOne({ _id: 1 }, { $set: { name: 'moss' } })).resolves.toMatchObject({
+      modifiedCount: 1,
+    });
     expect(await storedIds()).toEqual([1, 10, 11, 12, 13, 14]);
   });
 

@@ -23,7 +23,10 @@ function newDbpath(): string {
 async function start(dbpath: string, args: readonly string[] = []): Promise<{ emulator: RunningEmulator; client: MongoClient }> {
   const emulator = await startEmulator(args, { dbpath });
   running.push(emulator);
-  const client = new MongoClient(`mongodb://127.0.0.1:${emulator.port}/?directConnection=true`, { promoteValues: false, promoteLongs: false });
+  const client = new MongoClient(`mongodb://127.0.0.1:${emulator.port}/?directConnection=true`, {
+    promoteValues: false,
+    promoteLongs: false,
+  });
   clients.push(client);
   return { emulator, client };
 }
@@ -105,7 +108,9 @@ describe('the emulator keeps its --dbpath', () => {
     const holder = await start(dbpath);
     const second = spawnSync(EMULATOR_BIN, ['--port', '0', '--dbpath', dbpath], { encoding: 'utf8', timeout: 30_000 });
     expect(second.status).toBe(100);
-    expect(second.stdout).toContain(`DBPathInUse: Unable to lock the lock file: ${join(dbpath, 'mongod.lock')} (held by process ${String(holder.emulator.child.pid)})`);
+    expect(second.stdout).toContain(
+      `DBPathInUse: Unable to lock the lock file: ${join(dbpath, 'mongod.lock')} (held by process ${String(holder.emulator.child.pid)})`,
+    );
     // The holder goes on serving.
     expect(await plantsOf(holder.client).find().toArray()).toStrictEqual([]);
   }, 30_000);

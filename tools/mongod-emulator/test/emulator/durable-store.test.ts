@@ -32,7 +32,12 @@ describe('the journal', () => {
     // Opened again without closing, as after a crash (the lock is this process's own): the checkpoint, then the journal.
     const loaded = new Store();
     const reopened = await DurableStore.open(loaded, dbpath, { lockWaitMs: 0 });
-    expect(loaded.collection('store', 'plants')?.all().map((doc) => doc.name)).toStrictEqual(Array.from({ length: 41 }, (_, id) => `plant ${String(id)}`));
+    expect(
+      loaded
+        .collection('store', 'plants')
+        ?.all()
+        .map((doc) => doc.name),
+    ).toStrictEqual(Array.from({ length: 41 }, (_, id) => `plant ${String(id)}`));
     expect(reopened.recovery).toStrictEqual({ replayed: 1, tornBytes: 0 });
     reopened.durable.close();
   });

@@ -39,7 +39,15 @@ describe('mongod emulator process', () => {
   });
 
   it('accepts --port=N style flags and warns about unknown ones without failing', async () => {
-    const emulator = await start(['--storageEngine=wiredTiger', '--bind_ip', '127.0.0.1', '--noauth', '--wiredTigerCacheSizeGB', '1', '--setParameter=x=1']);
+    const emulator = await start([
+      '--storageEngine=wiredTiger',
+      '--bind_ip',
+      '127.0.0.1',
+      '--noauth',
+      '--wiredTigerCacheSizeGB',
+      '1',
+      '--setParameter=x=1',
+    ]);
     expect(emulator.stderr()).toMatch(/ignoring unsupported option --wiredTigerCacheSizeGB/);
     expect(emulator.stderr()).toMatch(/ignoring unsupported option --setParameter=x=1/);
     const client = await MongoClient.connect(`mongodb://127.0.0.1:${emulator.port}`);
@@ -60,7 +68,10 @@ describe('mongod emulator process', () => {
     const emulator = await start();
     const client = await MongoClient.connect(`mongodb://127.0.0.1:${emulator.port}`);
     await expect(client.db('plants').command({ shutdown: 1 })).rejects.toMatchObject({ code: 13 });
-    await client.db('admin').command({ shutdown: 1 }).catch(() => undefined);
+    await client
+      .db('admin')
+      .command({ shutdown: 1 })
+      .catch(() => undefined);
     const { code } = await emulator.exited;
     expect(code).toBe(0);
     await client.close(true);

@@ -27,7 +27,11 @@ export function frame(opCode: number, requestId: number, body: Buffer): Buffer {
   return Buffer.concat([header(16 + body.length, requestId, opCode), body]);
 }
 
-export function opMsg(requestId: number, command: Document, options: { flags?: number; sequences?: Record<string, Document[]> } = {}): Buffer {
+export function opMsg(
+  requestId: number,
+  command: Document,
+  options: { flags?: number; sequences?: Record<string, Document[]> } = {},
+): Buffer {
   const flags = Buffer.alloc(4);
   flags.writeUInt32LE(options.flags ?? 0, 0);
   const sections: Buffer[] = [Buffer.from([0]), Buffer.from(serialize(command))];
@@ -43,7 +47,11 @@ export function opMsg(requestId: number, command: Document, options: { flags?: n
 export function opQuery(requestId: number, namespace: string, command: Document): Buffer {
   const skipAndReturn = Buffer.alloc(8);
   skipAndReturn.writeInt32LE(-1, 4);
-  return frame(OP_QUERY, requestId, Buffer.concat([Buffer.alloc(4), Buffer.from(`${namespace}\0`, 'utf8'), skipAndReturn, serialize(command)]));
+  return frame(
+    OP_QUERY,
+    requestId,
+    Buffer.concat([Buffer.alloc(4), Buffer.from(`${namespace}\0`, 'utf8'), skipAndReturn, serialize(command)]),
+  );
 }
 
 export class WireClient {

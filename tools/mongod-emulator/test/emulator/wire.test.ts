@@ -37,7 +37,14 @@ describe('wire protocol', () => {
     const reply = await wire.nextReply();
     expect(reply?.opCode).toBe(OP_REPLY);
     expect(reply?.responseTo).toBe(7);
-    expect(reply?.doc).toMatchObject({ ok: 1, ismaster: true, isWritablePrimary: true, helloOk: true, maxWireVersion: 25, minWireVersion: 0 });
+    expect(reply?.doc).toMatchObject({
+      ok: 1,
+      ismaster: true,
+      isWritablePrimary: true,
+      helloOk: true,
+      maxWireVersion: 25,
+      minWireVersion: 0,
+    });
     expect(reply?.doc.topologyVersion).toBeUndefined();
     wire.close();
   });
@@ -64,9 +71,18 @@ describe('wire protocol', () => {
     ['a length below the header size', Buffer.from([4, 0, 0, 0, 1, 0, 0, 0])],
     ['a message over 48 MB', declaredLength(frame(OP_MSG, 1, Buffer.alloc(8)), 48_000_001)],
     ['an unknown opcode', frame(9999, 1, Buffer.alloc(8))],
-    ['bad BSON', frame(OP_MSG, 1, Buffer.concat([Buffer.alloc(4), Buffer.from([0]), Buffer.from([12, 0, 0, 0, 0x10, 0x61, 0, 1, 0, 0, 0, 7])]))],
-    ['a truncated section', frame(OP_MSG, 1, Buffer.concat([Buffer.alloc(4), Buffer.from([0]), serialize({ ping: 1, $db: 'admin' }).subarray(0, 6)]))],
-    ['a document sequence overrunning the message', frame(OP_MSG, 1, Buffer.concat([Buffer.alloc(4), Buffer.from([1, 0xff, 0, 0, 0]), Buffer.from('documents\0')]))],
+    [
+      'bad BSON',
+      frame(OP_MSG, 1, Buffer.concat([Buffer.alloc(4), Buffer.from([0]), Buffer.from([12, 0, 0, 0, 0x10, 0x61, 0, 1, 0, 0, 0, 7])])),
+    ],
+    [
+      'a truncated section',
+      frame(OP_MSG, 1, Buffer.concat([Buffer.alloc(4), Buffer.from([0]), serialize({ ping: 1, $db: 'admin' }).subarray(0, 6)])),
+    ],
+    [
+      'a document sequence overrunning the message',
+      frame(OP_MSG, 1, Buffer.concat([Buffer.alloc(4), Buffer.from([1, 0xff, 0, 0, 0]), Buffer.from('documents\0')])),
+    ],
     ['an OP_QUERY that is not a command', opQuery(1, 'wire.plants', { a: 1 })],
   ];
 

@@ -26,16 +26,50 @@ function specFile(tests: unknown[]): string {
 const passing = {
   description: 'inserts and finds',
   operations: [
-    { name: 'insertOne', object: 'collection0', arguments: { document: { _id: 2, name: 'moss' } }, expectResult: { $$unsetOrMatches: { insertedId: { $$unsetOrMatches: 2 } } } },
-    { name: 'find', object: 'collection0', arguments: { filter: {}, sort: { _id: -1 }, limit: 1 }, expectResult: [{ _id: 2, name: 'moss' }] },
+    {
+      name: 'insertOne',
+      object: 'collection0',
+      arguments: { document: { _id: 2, name: 'moss' } },
+      expectResult: { $$unsetOrMatches: { insertedId: { $$unsetOrMatches: 2 } } },
+    },
+    {
+      name: 'find',
+      object: 'collection0',
+      arguments: { filter: {}, sort: { _id: -1 }, limit: 1 },
+      expectResult: [{ _id: 2, name: 'moss' }],
+    },
   ],
-  expectEvents: [{ client: 'client0', events: [{ commandStartedEvent: { command: { insert: 'plants' } } }, { commandStartedEvent: { command: { find: 'plants', limit: 1 } } }] }],
-  outcome: [{ collectionName: 'plants', databaseName: 'spec-runner', documents: [{ _id: 1, name: 'fern' }, { _id: 2, name: 'moss' }] }],
+  expectEvents: [
+    {
+      client: 'client0',
+      events: [
+        { commandStartedEvent: { command: { insert: 'plants' } } },
+        { commandStartedEvent: { command: { find: 'plants', limit: 1 } } },
+      ],
+    },
+  ],
+  outcome: [
+    {
+      collectionName: 'plants',
+      databaseName: 'spec-runner',
+      documents: [
+        { _id: 1, name: 'fern' },
+        { _id: 2, name: 'moss' },
+      ],
+    },
+  ],
 };
 const failPoint = {
   description: 'sees an injected error',
   operations: [
-    { name: 'failPoint', object: 'testRunner', arguments: { client: 'client0', failPoint: { configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['delete'], errorCode: 8 } } } },
+    {
+      name: 'failPoint',
+      object: 'testRunner',
+      arguments: {
+        client: 'client0',
+        failPoint: { configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['delete'], errorCode: 8 } },
+      },
+    },
     { name: 'deleteOne', object: 'collection0', arguments: { filter: { _id: 1 } }, expectError: { errorCode: 8, isClientError: false } },
   ],
   outcome: [{ collectionName: 'plants', databaseName: 'spec-runner', documents: [{ _id: 1, name: 'fern' }] }],
@@ -43,7 +77,14 @@ const failPoint = {
 const oldServersOnly = { description: 'needs an old server', runOnRequirements: [{ maxServerVersion: '4.99' }], operations: [] };
 const refused = {
   description: 'uses a collation',
-  operations: [{ name: 'find', object: 'collection0', arguments: { filter: {}, collation: { locale: 'en' } }, expectResult: [{ _id: 1, name: 'fern' }] }],
+  operations: [
+    {
+      name: 'find',
+      object: 'collection0',
+      arguments: { filter: {}, collation: { locale: 'en' } },
+      expectResult: [{ _id: 1, name: 'fern' }],
+    },
+  ],
 };
 const unknownOperation = { description: 'watches', operations: [{ name: 'watch', object: 'collection0', arguments: {} }] };
 const wrongResult = {
@@ -59,7 +100,10 @@ async function runSpecs(files: Record<string, string>): Promise<{ code: number; 
   const env = { ...process.env };
   delete env.MONGODB_URI;
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'spec-runner/main.ts', folder], { cwd: packageDir, env });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'spec-runner/main.ts', folder], {
+      cwd: packageDir,
+      env,
+    });
     return { code: 0, stdout };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
@@ -73,7 +117,10 @@ afterAll(() => {
 
 describe('the spec runner', () => {
   it('passes what holds, skips with a reason what it cannot judge, and exits 0', async () => {
-    const { code, stdout } = await runSpecs({ 'a.json': specFile([passing, failPoint]), 'b.json': specFile([oldServersOnly, refused, unknownOperation]) });
+    const { code, stdout } = await runSpecs({
+      'a.json': specFile([passing, failPoint]),
+      'b.json': specFile([oldServersOnly, refused, unknownOperation]),
+    });
     expect(stdout).toContain('against the mongod emulator (MongoDB 8.0.4, single)');
     expect(stdout).toContain('a.json: 2 passed, 0 failed, 0 skipped');
     expect(stdout).toContain('b.json: 0 passed, 0 failed, 3 skipped');
