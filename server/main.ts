@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import type { RunningMongo } from './dev/dev-run.js';
 import { logProcessWarnings } from './logs/process-warnings.js';
 import { startTracing } from './observability/telemetry.js';
+import { fatalLine } from './logs/fatal-line.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -73,7 +74,7 @@ function main(): void {
     if (stopping) return;
     stopping = true;
     setTimeout(() => {
-      console.error('plant store: shutdown took too long, exiting');
+      process.stderr.write(fatalLine('plant store: shutdown took too long, exiting'));
       process.exit(1);
     }, config.shutdownDelayMs + SHUTDOWN_GRACE_MS).unref();
     // A signal during start-up waits for it, so that a MongoDB it started is stopped too.
@@ -102,7 +103,7 @@ function main(): void {
 
   running.catch((error: unknown) => {
     // A start-up failure (port taken, no MongoDB to use...) is told in one line.
-    console.error(`plant store failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    process.stderr.write(fatalLine(`plant store failed to start: ${error instanceof Error ? error.message : String(error)}`));
     process.exit(1);
   });
 }
@@ -112,7 +113,7 @@ function readConfig(): Config {
     return loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(error.message);
+      process.stderr.write(fatalLine(error.message));
       process.exit(1);
     }
     throw error;

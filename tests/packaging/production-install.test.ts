@@ -121,14 +121,19 @@ describe("a production install as README's Production section makes it, plus dis
   it('refuses to start without MONGODB_URI when NODE_ENV=production, saying so in one line', async () => {
     const service = run('node', ['dist/server/main.js'], { cwd: dir, env: { NODE_ENV: 'production', API_TOKENS: TOKEN } });
     expect(await service.exited).toStrictEqual({ code: 1, signal: null });
-    expect(service.output()).toBe('Invalid configuration:\n  MONGODB_URI must be set when NODE_ENV=production\n');
+    expect(service.output()).toMatch(/^\{.*\}\n$/);
+    expect(JSON.parse(service.output())).toMatchObject({
+      level: 60,
+      msg: 'Invalid configuration:\n  MONGODB_URI must be set when NODE_ENV=production',
+    });
   });
 
   it('refuses to start without MONGODB_URI when NODE_ENV is unset: no embedded MongoDB here, set MONGODB_URI', async () => {
     const service = run('node', ['dist/server/main.js'], { cwd: dir, env: { API_TOKENS: TOKEN } });
     expect(await service.exited).toStrictEqual({ code: 1, signal: null });
-    expect(service.output()).toMatch(
-      /^plant store failed to start: MONGODB_URI is not set, .*embedded MongoDB.* not installed.*: set MONGODB_URI=mongodb:\/\/\S+\n$/,
+    expect(service.output()).toMatch(/^\{.*\}\n$/);
+    expect((JSON.parse(service.output()) as { msg: string }).msg).toMatch(
+      /^plant store failed to start: MONGODB_URI is not set, .*embedded MongoDB.* not installed.*: set MONGODB_URI=mongodb:\/\/\S+$/,
     );
   });
 });
