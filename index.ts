@@ -1,12 +1,4 @@
-/**
- * What TypeScript apps import from the plant store:
- * - over HTTP: `createPlantStoreClient({ url, token })` and the int64 link pieces (also at `plant-store/client`,
- *   without server code, and as the package `@plant-store/client`);
- * - in process: `createCaller(context)` with a context from `createContextFactory`;
- * - types: `AppRouter`, `Plant`, `NewPlant`, `ErrorBody`;
- * - to run the service in a process of one's own: `buildApp`, `loadConfig`, `MongoPlantStore` on the collection
- *   `PLANTS_COLLECTION` (with `DUE_INDEX` for its webhook outbox), and `resolveMongo`, the MongoDB `npm start` picks.
- */
+// The HTTP client, the in-process caller, the types, and what runs the service in a process of one's own.
 export { appRouter, createCaller, type AppRouter } from './routers/app.js';
 export { createContextFactory, type Context } from './routers/context.js';
 export { createPlantStoreClient, exactIntegerFetch, int64Transformer, trpcUrl, type PlantStoreClientOptions } from './client/index.js';

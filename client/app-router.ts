@@ -8,7 +8,7 @@ import type {
 } from '@trpc/server';
 import type { AppRouter as ServiceRouter } from '../routers/app.js';
 
-/** An answer as the client hands it over: every plant's `id` a bigint (int64-links.ts makes it so). */
+/** An answer as the client hands it over: every plant's `id` a bigint. */
 export type WithBigintIds<T> = T extends readonly (infer Item)[]
   ? WithBigintIds<Item>[]
   : T extends { id: unknown }
@@ -22,7 +22,6 @@ type ClientProcedure<P> =
       ? TRPCMutationProcedure<{ input: Def['input']; output: WithBigintIds<Def['output']>; meta: object; errorShape: Def['errorShape'] }>
       : never;
 
-/** A router's procedures, by name: what it holds besides tRPC's own `_def` and `createCaller`. */
 type ProcedureName<Router> = Exclude<keyof Router, '_def' | 'createCaller'>;
 
 /** Only the compiler calls it: the type of its answer is the router as a client sees it. */
@@ -30,7 +29,6 @@ function clientView<Router extends AnyRouter>() {
   return undefined as unknown as TRPCBuiltRouter<
     {
       ctx: object;
-      // A client reads no procedure's meta (the REST answers and their examples are the server's).
       meta: object;
       errorShape: inferRouterError<Router>;
       transformer: inferTRPCClientTypes<Router>['transformer'];
@@ -39,12 +37,8 @@ function clientView<Router extends AnyRouter>() {
   >;
 }
 
-/**
- * The service's router as a client sees it: its procedures' inputs and outputs (ids as bigints),
- * without the server's context. Declared through a value so that its declaration (.d.ts) is
- * written out in full and references nothing of the server: a client app's compiler reads it
- * with `@trpc/server`'s types alone.
- */
+// The router as a client sees it (ids as bigints), declared through a value so its .d.ts is written out in full:
+// a client compiles it with `@trpc/server`'s types alone, nothing of the server.
 // eslint-disable-next-line @typescript-eslint/no-unused-vars -- a value only for its type: see above.
 const appRouterView = clientView<ServiceRouter>();
 export type AppRouter = typeof appRouterView;

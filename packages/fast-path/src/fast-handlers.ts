@@ -8,27 +8,15 @@ import { createDirectCall } from './trpc-direct-call.js';
 
 /** What serves a router's REST operations and its /trpc calls in place of the stock adapters. */
 export interface FastHandlers {
-  /**
-   * Mounts the REST operations on `rest` (a Fastify instance or encapsulated context, its own
-   * hooks and parsers already set): one route per operation, and a `/*` catch-all that answers
-   * every other path and method as trpc-to-openapi's handler does, each with the `hooks` given.
-   */
+  /** Mounts a route per REST operation on `rest`, and a `/*` catch-all that answers the rest as trpc-to-openapi does. */
   registerRestRoutes(rest: FastifyInstance, hooks?: RestRouteHooks): void;
-  /**
-   * The answer to a request of the /trpc route for the procedure at `path`, when it is a single
-   * call; undefined, decided at once, when tRPC's own request handler must answer it.
-   */
+  /** The answer to a single /trpc call; undefined, decided synchronously, when tRPC's own handler must answer. */
   tryTrpcCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> | undefined;
 }
 
-/** The handlers, or, when an installed package is not the version they were tested with, the mismatches. */
 export type FastPath = { handlers: FastHandlers; mismatches?: undefined } | { handlers?: undefined; mismatches: VersionMismatch[] };
 
-/**
- * The fast path for a router. Checks first that the installed `@trpc/server` and
- * `trpc-to-openapi` are the versions this package was tested with: when one is not, there are
- * no handlers, only the mismatches, and the caller serves with the stock adapters.
- */
+/** The fast path for a router; only the mismatches when an installed package is not the tested version. */
 export function createFastHandlers<TRouter extends OpenApiRouter, TContext extends object>(
   options: FastHandlersOptions<TRouter, TContext>,
 ): FastPath {

@@ -7,7 +7,6 @@ export const INTERNALS_READ = ['@trpc/server', 'trpc-to-openapi'] as const;
 
 export type InternalsPackage = (typeof INTERNALS_READ)[number];
 
-/** An installed package that is not the version this package was tested with (found: undefined when it is not installed). */
 export interface VersionMismatch {
   packageName: InternalsPackage;
   found: string | undefined;
@@ -16,10 +15,7 @@ export interface VersionMismatch {
 
 const require = createRequire(import.meta.url);
 
-/**
- * The versions this package was tested with: its exact peer dependencies, read from its own
- * package.json so the pins live in one place.
- */
+/** The tested versions: the exact peer dependencies, read from its own manifest so the pins live in one place. */
 export function testedVersions(): Record<InternalsPackage, string> {
   const { peerDependencies = {} } = require('../package.json') as { peerDependencies?: Record<string, string> };
   const pinOf = (name: InternalsPackage) => {
@@ -31,11 +27,7 @@ export function testedVersions(): Record<InternalsPackage, string> {
   return { '@trpc/server': pinOf('@trpc/server'), 'trpc-to-openapi': pinOf('trpc-to-openapi') };
 }
 
-/**
- * The version of a package installed where this package's own imports resolve it (so the very
- * copy whose internals it would read), from the package.json at the root of that copy; undefined
- * when the package is not found.
- */
+/** The version of the very copy this package's imports resolve, whose internals it would read. */
 export function installedVersion(packageName: string): string | undefined {
   let entry: string;
   try {
@@ -54,7 +46,6 @@ export function installedVersion(packageName: string): string | undefined {
   }
 }
 
-/** The packages whose installed version is not the one this package was tested with; none when all match. */
 export function versionMismatches(readVersion: (packageName: string) => string | undefined = installedVersion): VersionMismatch[] {
   const tested = testedVersions();
   return INTERNALS_READ.flatMap((packageName) => {
@@ -64,7 +55,7 @@ export function versionMismatches(readVersion: (packageName: string) => string |
   });
 }
 
-/** The mismatches in words, for a warning: `trpc-to-openapi 3.4.0 is installed, 3.3.0 expected`. */
+/** The mismatches in words, for a warning. */
 export function describeMismatches(mismatches: readonly VersionMismatch[]): string {
   const installed = (packageName: string, found: string | undefined) =>
     found === undefined ? `${packageName} is not installed` : `${packageName} ${found} is installed`;

@@ -1,27 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/**
- * Light stand-ins for the request and response that trpc-to-openapi's node-http handler
- * (`createOpenApiNodeHttpHandler`) reads and writes, built from Fastify's request and reply.
- *
- * Why not Fastify's own objects, as trpc-to-openapi's Fastify plugin passes: the plugin patches
- * every reply, and the handler then builds a whole fetch `Request` per call only to take its
- * `signal`, which aborts on every normal close (the patched reply has no `writableEnded`).
- */
+// Not Fastify's own objects, as trpc-to-openapi's plugin passes: it patches every reply, and the handler then builds
+// a fetch `Request` per call just for a `signal`, which aborts on every normal close.
 
 /**
- * The handler builds that fetch `Request` unless `req instanceof Request`. This shim passes the
- * check (its prototype chain runs through `Request.prototype`) while every field the handler
- * reads is its own, so no `Request` internals are touched. The signal only reaches
- * `createContext`, which ignores it, so one that never aborts is enough.
+ * Passes the handler's `instanceof Request` check, so it builds no fetch `Request`, while every field it reads is
+ * its own. The signal only reaches `createContext`, which ignores it: one that never aborts will do.
  */
 export class OpenApiRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: HeaderReader;
-  /** Already parsed by Fastify; the handler uses it as it is when the field exists. */
   readonly body: unknown;
-  /** Already parsed by Fastify; the handler reads it for GET and DELETE operations. */
   readonly query: unknown;
 
   constructor(readonly fastify: FastifyRequest) {
@@ -40,7 +30,6 @@ Object.setPrototypeOf(OpenApiRequest.prototype, Request.prototype);
 
 const NEVER_ABORTED = new AbortController().signal;
 
-/** `headers.get(name)` over Node's lower-cased header record, as a fetch `Headers` answers it. */
 class HeaderReader {
   constructor(private readonly headers: FastifyRequest['headers']) {}
 
@@ -51,10 +40,7 @@ class HeaderReader {
   }
 }
 
-/**
- * The three things the handler does to a response (set `statusCode`, `setHeader`, `end`),
- * passed straight to Fastify's reply, so Fastify's hooks, CORS and request log see the answer.
- */
+/** Writes through Fastify's reply, so its hooks, CORS and request log see the answer. */
 export class OpenApiResponse {
   statusCode = 200;
 

@@ -13,17 +13,14 @@ export interface FastRestOptions<TContext> extends RestOptions<TContext> {
   operations: readonly RestOperation[];
 }
 
-/** The handler is typed for Node's request and response; it is given the shims instead. */
+// The handler is typed for Node's request and response; it is given the shims instead.
 type ShimRequest = OpenApiRequest & NodeHTTPRequest;
 type ShimResponse = OpenApiResponse & NodeHTTPResponse;
 
-/** Hooks the app declares on the routes as they are added. */
 export interface RestRouteHooks {
-  /** On every route that may take a body: the operations' POST, PUT and PATCH, and the catch-all. */
+  /** On every route that may take a body, the catch-all included. */
   bodyPreHandler?: preHandlerHookHandler;
-  /** On every route, after `bodyPreHandler`. */
   preHandler?: preHandlerHookHandler;
-  /** On the catch-all, which answers every path and method no operation's route does. */
   catchAllOnRequest?: onRequestHookHandler;
 }
 
@@ -32,15 +29,8 @@ const BODY_METHODS = new Set<HTTPMethods>(['POST', 'PUT', 'PATCH']);
 /** The methods trpc-to-openapi's own Fastify plugin serves. */
 const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
-/**
- * trpc-to-openapi's node-http handler, as its Fastify plugin mounts it, but given light request
- * and response shims (openapi-shims.ts) and a caller that runs procedures with run-procedure.ts.
- *
- * Each operation gets an exact Fastify route, answered by the direct call (rest-direct-call.ts);
- * a catch-all route behind them hands everything else to the handler, as the plugin's one
- * catch-all does, so what trpc-to-openapi does with other paths (its case-insensitive and
- * trailing-slash matching, 404 for the rest) is unchanged.
- */
+// A catch-all behind the operations' own routes hands everything else to trpc-to-openapi's handler, as its plugin
+// does, so its case-insensitive and trailing-slash matching, and its 404s, are unchanged.
 export function registerFastRestRoutes<TContext>(
   rest: FastifyInstance,
   options: FastRestOptions<TContext>,

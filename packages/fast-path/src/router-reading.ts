@@ -8,7 +8,6 @@ import {
 } from '@trpc/server';
 import type { RootTypes } from './trpc-direct-call.js';
 
-/** A procedure of a router as an app reads it: its path, its kind and what its meta declares. */
 export interface ProcedureEntry<TMeta> {
   path: string;
   type: 'query' | 'mutation' | 'subscription';
@@ -24,7 +23,7 @@ export function procedureEntries<TMeta>(router: AnyTRPCRouter): ProcedureEntry<T
   }));
 }
 
-/** The body of tRPC's error envelope for `error`, shaped by the router's own error formatter and transformer. */
+/** tRPC's error body for `error`, through the router's own error formatter and transformer. */
 export function trpcErrorBody(router: AnyTRPCRouter, error: TRPCError): unknown {
   const config = router._def._config as TRPCRootConfig<RootTypes>;
   const shape = getTRPCErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });

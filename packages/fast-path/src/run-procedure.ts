@@ -1,27 +1,14 @@
 import { getTRPCErrorFromUnknown, TRPCError, type AnyTRPCProcedure, type AnyTRPCRouter, type ProcedureType } from '@trpc/server';
 import { getParseFn, middlewareMarker, type Parser } from '@trpc/server/unstable-core-do-not-import';
 
-/**
- * Runs a tRPC procedure's middleware chain (token check, input parser, output parser, resolver)
- * exactly as tRPC's own `procedure(opts)` does, without its per-level object spreads.
- *
- * Why: tRPC (v11) builds each middleware's options with a generic object-spread helper that
- * defines every key through `Object.defineProperty`, twice per level; that is most of the time
- * of a call. A middleware here receives the same fields with the same values,
- * `next` merges `ctx`, `input` and `getRawInput` as tRPC's does, a thrown error becomes a failed
- * result the same way, and tRPC's own input, output and resolver middlewares are run as the steps
- * below: they read the level directly (no options object, no `next` closure) and wait a microtask
- * turn only where something is pending, so a call makes fewer promises.
- * run-procedure.test.ts checks every outcome against tRPC's own call.
- */
+// Runs a procedure's middleware chain as tRPC's `procedure(opts)` does, without its per-level object-spread helper
+// (`Object.defineProperty` per key, most of a call's time). tRPC's own input, output and resolver middlewares run as
+// steps that read the level directly and wait a turn only where something is pending: fewer promises per call.
 
 export interface ProcedureCall {
   ctx: unknown;
   getRawInput: () => Promise<unknown>;
-  /**
-   * The same raw input without waiting a turn, when the caller already holds it: it returns
-   * what `getRawInput` would resolve to, or throws what it would reject with.
-   */
+  /** The raw input without waiting a turn, when the caller holds it: returns or throws as `getRawInput` settles. */
   readRawInputNow?: () => unknown;
   path: string;
   type: ProcedureType;
@@ -29,7 +16,7 @@ export interface ProcedureCall {
   batchIndex: number;
 }
 
-/** A call whose raw input the caller already holds (REST's parsed input, an in-process caller's argument). */
+/** A call whose raw input the caller already holds. */
 export function heldInputCall(ctx: unknown, input: unknown, path: string, type: ProcedureType): ProcedureCall {
   return { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type, signal: undefined, batchIndex: 0 };
 }
@@ -54,29 +41,24 @@ interface RunnableDefinition {
   experimental_caller: boolean;
 }
 
-/**
- * One level of the chain: the procedure's own middleware given its options, or one of our steps
- * below, which reads the level directly. `settles`: the step answers every failure as a failed
- * result and never rejects, so the level needs no rejection handler of its own.
- */
 interface Step {
-  /** Typed as tRPC types a middleware; a middleware of the procedure's may still answer a plain value or throw. */
+  // A middleware of the procedure's may still answer a plain value or throw, whatever its type says.
   run: (chain: Chain, index: number, level: Level) => Promise<MiddlewareResult>;
+  /** Never rejects, answering every failure as a failed result: the level needs no rejection handler. */
   settles: boolean;
 }
 
-/** What the chain carries from one level to the next: tRPC's merged `ctx`, `input` and `getRawInput`. */
 class Level {
   constructor(
     readonly ctx: unknown,
     readonly input: unknown,
     readonly getRawInput: () => Promise<unknown>,
-    /** The call's `readRawInputNow`, for the input step; undefined once a middleware passes its own `getRawInput`. */
+    /** Undefined once a middleware passes its own `getRawInput`. */
     readonly readNow: (() => unknown) | undefined,
   ) {}
 }
 
-/** A middleware's options: a class, so every level shares one object shape (fast to build and read). */
+// A class, so every level shares one object shape (fast to build and read).
 class MiddlewareOptions {
   constructor(
     readonly ctx: unknown,
@@ -91,14 +73,9 @@ class MiddlewareOptions {
   ) {}
 }
 
-/** What tRPC's runner makes of an error thrown (or a promise rejected) by a middleware. */
 const failed = (cause: unknown) => ({ ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker }) as MiddlewareResult;
 
-/**
- * One run of a procedure's chain. Our steps read the level and go on with `runFrom`; only the
- * procedure's own middlewares and its resolver are given options and a `next`, built as tRPC's
- * runner builds them.
- */
+// Only the procedure's own middlewares and resolver are given options and a `next`, built as tRPC's runner builds them.
 class Chain {
   constructor(
     readonly steps: readonly Step[],
@@ -106,10 +83,7 @@ class Chain {
     readonly call: ProcedureCall,
   ) {}
 
-  /**
-   * The level's result, never a rejection. Not an async function: a level is the step's own
-   * promise, with a rejection handler only where the step may reject.
-   */
+  // Not async: a level is the step's own promise, with a rejection handler only where the step may reject.
   runFrom(index: number, level: Level): Promise<MiddlewareResult> {
     try {
       const step = this.stepAt(index);
@@ -120,7 +94,7 @@ class Chain {
     }
   }
 
-  /** The first level's result as it comes, a rejection included: whoever waits for it handles that. */
+  // Unlike `runFrom`, passes a rejection on: whoever waits for it handles that.
   start(level: Level): Promise<MiddlewareResult> {
     return this.stepAt(0).run(this, 0, level);
   }
@@ -131,7 +105,6 @@ class Chain {
     return step;
   }
 
-  /** A middleware's options at this level, with a `next` that merges what it is given, as tRPC's does. */
   optionsAt(index: number, level: Level): MiddlewareOptions {
     const next = (options?: NextOptions) =>
       this.runFrom(
@@ -151,12 +124,7 @@ class Chain {
   }
 }
 
-/**
- * `procedure(call)`, run as above: a promise of its data, rejected with its error. Given `onData`
- * and `onError`, the promise is theirs of the data or the error instead, one promise less for a
- * caller that goes on with the answer. A procedure with a custom caller is left to tRPC. Not an
- * async function, for the reason `runFrom` is not; a throw is a rejection all the same.
- */
+/** `procedure(call)` as tRPC runs it; `onData` and `onError` spare a caller that goes on with the answer one promise. */
 export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown>;
 export function runProcedure<T>(
   procedure: AnyTRPCProcedure,
@@ -181,8 +149,7 @@ export function runProcedure(
     } catch (cause) {
       first = failed(cause);
     }
-    // The first level's rejection handler and the chain's answer in one `then`: a rejection is
-    // the failed result tRPC's runner would make of it.
+    // The first level's rejection handler and the chain's answer in one `then`.
     return Promise.resolve(first).then(
       (result: MiddlewareResult | undefined) => answerOf(result, onData, onError),
       (cause: unknown) => onError(getTRPCErrorFromUnknown(cause)),
@@ -198,7 +165,6 @@ const rethrow = (cause: unknown): never => {
   throw cause;
 };
 
-/** The chain's data, or its error, as tRPC's runner answers its result. */
 function answerOf(result: MiddlewareResult | undefined, onData: (data: unknown) => unknown, onError: (cause: unknown) => unknown): unknown {
   // As tRPC's runner: a middleware that answers nothing is a bug in that middleware.
   if (!result)
@@ -208,7 +174,6 @@ function answerOf(result: MiddlewareResult | undefined, onData: (data: unknown) 
   return result.ok ? onData(result.data) : onError(result.error);
 }
 
-/** What the runner runs for a procedure: its middlewares, with tRPC's own input, output and resolver middlewares replaced. */
 interface Plan {
   steps: Step[];
   meta: unknown;
@@ -225,12 +190,8 @@ function planOf(definition: RunnableDefinition): Plan {
   return plan;
 }
 
-/**
- * The procedure's middlewares, with tRPC's own input, output and resolver middlewares replaced by
- * the steps below. tRPC adds one input middleware per `.input()`, in the order of `inputs`, allows
- * one `.output()`, whose parser it keeps in the definition, and ends the chain with its
- * `resolveMiddleware` around the definition's `resolver`; anything else is left as it is.
- */
+// tRPC adds one input middleware per `.input()`, in the order of `inputs`, keeps the one `.output()`'s parser in the
+// definition, and ends the chain with `resolveMiddleware` around `resolver`; a chain that differs runs as it is.
 function stepsOf({ middlewares, inputs, output, resolver }: RunnableDefinition): Step[] {
   const asIs = (middleware: Middleware): Step => ({
     run: (chain, index, level) => middleware(chain.optionsAt(index, level)),
@@ -248,13 +209,7 @@ function stepsOf({ middlewares, inputs, output, resolver }: RunnableDefinition):
   });
 }
 
-/**
- * tRPC's input middleware (`createInputMiddleware`) without its object-spread helper, and without
- * waiting a turn for input the caller already holds (`readRawInputNow`) or for a parse that has
- * already finished: the same parse function (`getParseFn` of the same parser), the same
- * BAD_REQUEST when parsing fails, the same merge with an earlier input, the raw input's own
- * failure passed on as it is.
- */
+/** tRPC's `createInputMiddleware`, without waiting a turn for input already held or a parse already done. */
 function inputStep(parse: (value: unknown) => unknown): Step {
   const nextWith = (chain: Chain, index: number, level: Level, parsed: unknown) => {
     const input = isObject(level.input) && isObject(parsed) ? { ...level.input, ...parsed } : parsed;
@@ -287,15 +242,10 @@ function inputStep(parse: (value: unknown) => unknown): Step {
   return { run, settles: true };
 }
 
-/**
- * tRPC's output middleware (`createOutputMiddleware`) without its object-spread helper, and not
- * an async function (one promise less): the same parse function, the same error when parsing
- * fails, and a copy of the result with the parsed data.
- */
+/** tRPC's `createOutputMiddleware`, not async (one promise less). */
 function outputStep(parse: (value: unknown) => unknown): Step {
   const failedOutput = (cause: unknown) =>
     failed(new TRPCError({ message: 'Output validation failed', code: 'INTERNAL_SERVER_ERROR', cause }));
-  // Built once per procedure: it needs nothing of the call but the result.
   const parsedResult = (result: MiddlewareResult): MiddlewareResult | Promise<MiddlewareResult> => {
     if (!result.ok) return result;
     let data: unknown;
@@ -311,11 +261,7 @@ function outputStep(parse: (value: unknown) => unknown): Step {
   return { run, settles: true };
 }
 
-/**
- * tRPC's `resolveMiddleware`, not an async function: the procedure's resolver called with the
- * options, its answer (awaited only when it is a promise) as the chain's successful result, a
- * throw or a rejection as a failed one.
- */
+/** tRPC's `resolveMiddleware`, not async: a resolver's answer is awaited only when it is a promise. */
 function resolverStep(resolver: (opts: MiddlewareOptions) => unknown): Step {
   const run = (chain: Chain, index: number, level: Level): Promise<MiddlewareResult> => {
     const succeeded = (data: unknown) => ({ marker: middlewareMarker, ok: true, data, ctx: level.ctx }) as MiddlewareResult;
@@ -337,16 +283,11 @@ export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
 /** tRPC's test for a plain object (not null, not an array). */
 export const isObject = (value: unknown): value is object => !!value && !Array.isArray(value) && typeof value === 'object';
 
-/** The router's procedures by path, for runners that look them up per request. */
 export function proceduresOf(router: AnyTRPCRouter): Map<string, AnyTRPCProcedure> {
   return new Map(Object.entries(router._def.procedures as Record<string, AnyTRPCProcedure>));
 }
 
-/**
- * `router.createCaller(ctx)` as trpc-to-openapi uses it (`caller[a][b](input)`, called unbound),
- * with the runner above in place of tRPC's: a procedure path gives a function of the input
- * (its output passed through `mapOutput`); anything else, the next level of a nested router.
- */
+/** `router.createCaller(ctx)` as trpc-to-openapi uses it (`caller[a][b](input)`, unbound), running procedures as above. */
 export function createRunnerCaller(
   procedures: ReadonlyMap<string, AnyTRPCProcedure>,
   mapOutput: (output: unknown) => unknown = (output) => output,

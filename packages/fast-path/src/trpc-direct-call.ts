@@ -18,22 +18,9 @@ export interface DirectCallOptions<TContext extends object> extends TrpcOptions<
   createContext: (request: FastifyRequest) => TContext;
 }
 
-/**
- * The common tRPC request, answered without building a fetch `Request` and `Response`: a single
- * call of a query or a mutation, no batching, no streaming, either `POST /trpc/<path>` with a
- * JSON body and no query string (its big integers already marked by the /trpc body parser), or
- * `GET /trpc/<path>` whose one query parameter, if any, is `input` (JSON text, marked here as it
- * is read: the request's URL stays the client's).
- *
- * Why: tRPC's Fastify handler turns every request into a fetch `Request` and every answer into a
- * fetch `Response`, machinery that costs more than the procedure itself. This does what
- * `resolveResponse` does for such a request with tRPC's own pieces (the procedure's middlewares
- * and parsers via run-procedure.ts, `getTRPCErrorShape` and so the router's error formatter,
- * `transformTRPCResponse`, `getHTTPStatusCode`), so the answers are the same bytes with the same
- * status, for every procedure alike: the method tRPC accepts for the procedure's type, or its
- * METHOD_NOT_SUPPORTED answer. Anything else gets no answer here (undefined) and goes to tRPC's
- * stock handler.
- */
+// tRPC's Fastify handler wraps every request and answer in fetch objects, costing more than the procedure. For a
+// plain single call this does what `resolveResponse` does, with tRPC's own pieces, so the answers are the same bytes;
+// anything else goes to the stock handler.
 export function createDirectCall<TContext extends object>({
   router,
   createContext,
@@ -48,7 +35,6 @@ export function createDirectCall<TContext extends object>({
   const parseQueryInput = (text: string): unknown => deserialize(JSON.parse(queryInput(text)));
   const procedures = new Map([...proceduresOf(router)].filter(([, procedure]) => isSingleCallType(procedure._def.type)));
 
-  /** An error answer, as tRPC's handler gives it: the router's error shape, status and headers. */
   const sendError = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -68,7 +54,6 @@ export function createDirectCall<TContext extends object>({
     );
   };
 
-  /** A successful call's answer: tRPC's refusal of a stream-like result, or the data as JSON. */
   const sendData = (request: FastifyRequest, reply: FastifyReply, data: unknown, type: SingleCallType, ctx: TContext): FastifyReply => {
     if (isDataStream(data)) {
       // tRPC raises this outside the call, so its error shape names no path and no input.
@@ -83,7 +68,6 @@ export function createDirectCall<TContext extends object>({
     return send(reply, 200, JSON.stringify({ result: { data: serialized } }), dataHeaders?.(ctx) ?? NO_HEADERS);
   };
 
-  /** tRPC's answer to a query that is not a GET or a mutation that is not a POST (without method override). */
   const refuseMethod = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -99,10 +83,7 @@ export function createDirectCall<TContext extends object>({
     return sendError(request, reply, error, { type, path, input: undefined, ctx }, { allow });
   };
 
-  /**
-   * The answer to a call already known to be a single call of `procedure`. Not an async function:
-   * the answer is written in the runner's own `then` (a promise and an await less per call).
-   */
+  // Not async: the answer is written in the runner's own `then` (a promise and an await less per call).
   function answer(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -133,10 +114,6 @@ export function createDirectCall<TContext extends object>({
     );
   }
 
-  /**
-   * The answer, when the request is a single call of one of the router's queries or mutations;
-   * undefined, decided at once, when tRPC's own handler must answer it.
-   */
   return function tryDirectCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> | undefined {
     const procedure = procedures.get(path);
     const text = procedure && singleCallInput(request);
@@ -147,9 +124,8 @@ export function createDirectCall<TContext extends object>({
 function send(reply: FastifyReply, status: number, payload: string, extraHeaders: Record<string, string>): FastifyReply {
   reply.code(status).headers(ANSWER_HEADERS);
   if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
-  // The payload is already JSON: the identity serializer keeps Fastify from adding `; charset=utf-8`
-  // to the content type, as tRPC answers plain `application/json`. Fastify's hooks are callbacks
-  // here, so the answer is on its way when this returns.
+  // The identity serializer keeps Fastify from adding `; charset=utf-8`: tRPC answers plain `application/json`.
+  // Fastify's hooks are callbacks here, so the answer is on its way when this returns.
   return reply.serializer(asIs).send(payload);
 }
 
@@ -165,7 +141,6 @@ type SingleCallType = 'query' | 'mutation';
 const ACCEPTED_METHOD: Record<SingleCallType, string> = { query: 'GET', mutation: 'POST' };
 const isSingleCallType = (type: string): type is SingleCallType => type === 'query' || type === 'mutation';
 
-/** Where an error happened, as tRPC's error shape names it. */
 interface ErrorPlace {
   type: SingleCallType;
   path: string | undefined;
@@ -173,22 +148,13 @@ interface ErrorPlace {
   ctx: object | undefined;
 }
 
-/** The input text of a single call (with where it came from), or undefined when tRPC's own handler must answer. */
 interface InputText {
   text: string;
-  /**
-   * A body has its byte-order mark dropped, as a fetch `Request`'s `text()` does, and is marked
-   * already; a query parameter keeps its byte-order mark and is marked when it is read.
-   */
+  // A body loses its byte-order mark, as a fetch `Request`'s `text()` does, and the /trpc body parser has already marked
+  // its big integers; a query parameter keeps its byte-order mark and is marked as it is read: the URL stays the client's.
   fromBody: boolean;
 }
 
-/**
- * The request's input text, when it is a plain single call: a POST with a JSON body and no query
- * string, or a GET with no body and no query parameter but `input`. Streaming (`trpc-accept`, an
- * `Accept` of JSON lines), batching, connection parameters, another content type or anything else
- * unusual answers undefined.
- */
 function singleCallInput(request: FastifyRequest): InputText | undefined {
   const { body, headers, method, url } = request;
   if (headers['trpc-accept'] !== undefined || headers.accept?.includes('application/jsonl') === true) return undefined;
@@ -208,7 +174,6 @@ function singleCallInput(request: FastifyRequest): InputText | undefined {
 /** Printable ASCII but `#`: text the WHATWG URL parser leaves as URLSearchParams reads it, as tRPC's `new URL()` does. */
 const PLAIN_QUERY = /^[\x21\x22\x24-\x7e]*$/;
 
-/** The `input` query parameter of a URL with no other parameter ('' when there is none), else undefined. */
 function queryInput(url: string): string | undefined {
   const start = url.indexOf('?');
   if (start === -1) return '';
@@ -228,26 +193,18 @@ const NO_HEADERS: Record<string, string> = {};
 const asIs = (payload: string) => payload;
 const identity = (text: string) => text;
 
-/**
- * The input of a single call, as tRPC reads it: the text (a body without a leading byte-order
- * mark), empty meaning no input, parsed once when the procedure asks; text that does not parse
- * is a BAD_REQUEST with the parser's message, and so is text the `queryInput` option refuses.
- * `value` is the input for error shapes: undefined unless it was read and parsed.
- */
+// Parsed only when the procedure asks, as tRPC reads it; `value`, for error shapes, stays undefined until then.
 class CallInput {
   value: unknown = undefined;
   private parsed = false;
 
   constructor(
     private readonly text: InputText,
-    /** The text's JSON, deserialized by the router's transformer. */
     private readonly parse: (text: string) => unknown,
   ) {}
 
-  /** The procedure's `getRawInput`. */
   readonly read = async (): Promise<unknown> => this.readNow();
 
-  /** The same, without waiting a turn: the procedure's `readRawInputNow`. */
   readonly readNow = (): unknown => {
     if (this.parsed) return this.value;
     const { text: raw, fromBody } = this.text;
@@ -272,7 +229,7 @@ function isJson(contentType: string | undefined): boolean {
 function isDataStream(value: unknown): boolean {
   if (!isObject(value)) return false;
   if (Symbol.asyncIterator in value) return true;
-  // A loop over the own keys, as Object.values sees them, without building their array per answer.
+  // Object.values without building its array per answer.
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const item = (value as Record<string, unknown>)[key];
