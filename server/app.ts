@@ -19,15 +19,10 @@ export type AppConfig = Omit<Config, 'mongodb'> & { mongodb: Config['mongodb'] &
 export interface AppOptions {
   /** A store of your own in place of MongoDB (tests, benchmarks of the HTTP layers, another database). */
   store?: PlantStore;
-  /** Where log lines go instead of stdout, for tests that read the logs. */
   logStream?: FastifyLoggerOptions['stream'];
 }
 
-/**
- * The whole service as a Fastify instance, not yet listening: its plugins in order. Telemetry
- * comes first so that it sees every route; the store (on MongoDB, with the webhook worker) before
- * what serves it; the parts every route shares before any route.
- */
+/** Telemetry first so that it sees every route; the store before what serves it; shared parts before any route. */
 export async function buildApp(config: AppConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify(fastifyOptions(config, options.logStream));
   await app.register(telemetryPlugin, { metrics: config.metrics, tracing: config.tracing });
@@ -47,11 +42,7 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   return app;
 }
 
-/**
- * The procedures in process, on the app's own store: what they create is recorded for its
- * webhooks like any create over HTTP (`await app.ready()` starts the delivery worker,
- * `app.close()` stops it). `authorization` is judged as the Authorization header would be.
- */
+/** What the procedures create in process is recorded for webhooks like any create over HTTP. */
 export function createAppCaller(app: FastifyInstance, authorization: string | undefined) {
   if (!app.hasDecorator('apiContext')) throw new Error('createAppCaller takes an app made by buildApp');
   return createCaller(app.apiContext(authorization));

@@ -10,7 +10,6 @@ import { OneLinePerRequest } from './http/request-log.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { TRPC_PREFIX } from './routes/trpc-routes.js';
 
-/** Fastify's own options: logging (one line per request), ids, limits and timeouts, and the answers it gives itself. */
 export function fastifyOptions(
   config: Pick<Config, 'logLevel' | 'http'>,
   logStream: FastifyLoggerOptions['stream'] | undefined,
@@ -23,14 +22,12 @@ export function fastifyOptions(
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
-    // Nothing moving on a connection for this long closes it: an answer its client does not read.
     connectionTimeout: config.http.responseTimeoutMs,
     // The client address (request.ip, which the failed-auth limit counts by) behind a load balancer.
     trustProxy: config.http.trustProxy,
     // A request without Host is refused by the app's request refusals, in its error shape and logged.
     http: { ...requestTimeoutOptions(config.http.requestTimeoutMs), requireHostHeader: false },
     clientErrorHandler: answerClientError,
-    // A URL the router cannot read (`/plants/%ff`), answered in the app's error shapes.
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
     routerOptions: { querystringParser: parseQueryKeepingEmptyValues },
     // While closing, requests already on open connections are answered as usual.
@@ -38,11 +35,7 @@ export function fastifyOptions(
   };
 }
 
-/**
- * Makes REQUEST_TIMEOUT_MS hold for a client that stalls mid-request: Node checks it only when it
- * sweeps its connections (every 30 s by default) and lets a larger headersTimeout (60 s) win, so
- * headers and body both get REQUEST_TIMEOUT_MS, checked every quarter of it.
- */
+/** Node checks requestTimeout only on its connection sweep (30 s by default) and lets a larger headersTimeout win. */
 function requestTimeoutOptions(requestTimeoutMs: number) {
   return {
     requestTimeout: requestTimeoutMs,

@@ -1,7 +1,4 @@
-/**
- * An error raised by the HTTP layer with the status it is answered with, as Fastify's own
- * errors carry one; server/errors/rest-error.ts shapes it like every other failure.
- */
+/** An HTTP-layer error carrying the status it is answered with, as Fastify's own errors do. */
 export function httpError(statusCode: number, message: string): Error {
   return Object.assign(new Error(message), { statusCode });
 }

@@ -5,18 +5,13 @@ import { publicMessage } from '../../routers/error-messages.js';
 import type { ErrorBody } from '../../schemas/error.js';
 import { refusalHeaders } from '../auth/challenge.js';
 
-/**
- * The one place that turns a failure, whoever raised it (Fastify, Node's HTTP parser, the
- * trpc-to-openapi adapter, a procedure, the database), into the REST API's answer: a status,
- * the interface's `Error` body and the headers that go with it. Everything else throws.
- */
+/** The one place that turns any failure into the REST answer, so every failure has the same shape. */
 export interface RestError {
   statusCode: number;
   body: ErrorBody;
   headers: Record<string, string>;
 }
 
-/** What an answer says of its request; a FastifyRequest is one. */
 export interface RequestInfo {
   id: string;
   method: string;
@@ -32,7 +27,7 @@ interface HttpStatusError {
   message: string;
 }
 
-/** The methods the app serves at a URL's path (server/http/route-methods.ts), for 405 rather than 404. */
+/** The methods the app serves at a URL's path, for 405 rather than 404. */
 export type MethodsAt = (url: string) => readonly string[];
 
 export function toRestError(error: unknown, request: RequestInfo, methodsAt?: MethodsAt): RestError {
@@ -41,11 +36,7 @@ export function toRestError(error: unknown, request: RequestInfo, methodsAt?: Me
   return internalError(request);
 }
 
-/**
- * Nothing to answer the request with: 404, or 405 with `Allow` when its path is served (`allowed`,
- * the methods served there) but not for its method. A HEAD is worded as the GET it stands for,
- * so that both answers have the same length.
- */
+/** A HEAD is worded as the GET it stands for, so that both answers have the same length. */
 export function notFound(request: Pick<RequestInfo, 'method' | 'url'>, allowed: readonly string[] = []): RestError {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   if (allowed.length === 0 || allowed.includes(method)) return restError(404, `no route for ${method} ${request.url}`);
@@ -58,7 +49,6 @@ export function isUnexpected(error: TRPCError): boolean {
   return getHTTPStatusCodeFromError(error) >= 500 && error.code !== 'SERVICE_UNAVAILABLE';
 }
 
-/** The headers of a call refused by authentication (`WWW-Authenticate`, or `Retry-After`), on REST and tRPC alike. */
 export function authChallengeHeaders(error: TRPCError): Record<string, string> {
   return error.cause instanceof AuthError ? refusalHeaders(error.cause.refusal) : {};
 }

@@ -3,27 +3,13 @@ import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { httpError } from '../errors/http-error.js';
 
-/** The body stream Fastify hands a content-type parser; a preParsing stream may count its encoded bytes. */
 export type BodyStream = Readable & { receivedEncodedLength?: number };
 
-/** The body's text (a leading byte-order mark dropped) and how many bytes it came in, or the error. */
 type Done = (error: Error | null, text?: string, byteLength?: number) => void;
 
 const BYTE_ORDER_MARK = 0xfeff;
 
-/**
- * Reads a request body as text for a content-type parser, as Fastify's own reader (`parseAs`)
- * does: the route's body limit, checked against Content-Length first and then as bytes arrive
- * (413), a length that disagrees with Content-Length refused (400), a stream error a 400. The
- * text must be UTF-8, which JSON must be (RFC 8259): decoding leniently would turn invalid bytes
- * into U+FFFD and store a name the client never sent, so invalid bytes are a 400 of their own. A
- * leading byte-order mark is dropped.
- *
- * Why not `parseAs: 'buffer'`: Fastify then copies every body into a new Buffer, and those small
- * copies cost more than the rest of the reading. A body that arrives in one
- * chunk of exactly its Content-Length is decoded in place, before any other read can happen;
- * any other chunk is copied as it arrives, so no chunk is held across socket reads.
- */
+/** Strictly UTF-8 (RFC 8259): lenient decoding would store U+FFFD the client never sent. Not `parseAs`: its copies cost more. */
 export function readBodyText(request: FastifyRequest, payload: BodyStream, done: Done): void {
   const limit = request.routeOptions.bodyLimit;
   const contentLength = Number(request.headers['content-length']);

@@ -4,17 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { httpError } from '../errors/http-error.js';
 import { toRestError } from '../errors/rest-error.js';
 
-/**
- * Answers errors Node's HTTP parser raises before any route runs (a request that took too long,
- * headers too large, bytes that are not HTTP) with the API's `Error` body, like every other
- * failure; Fastify's default answers `{"error": "<status text>", ...}`. There is no request yet,
- * so the answer is written to the socket as it is.
- */
+/** Parser errors before any route get the `Error` body too, written to the socket as there is no request yet. */
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
-  // A reset connection has no one left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  // Only the code and Node's reason: the error also carries the raw request (`rawPacket`), headers
-  // and any token in them included.
+  // Only the code and reason: the error also carries the raw request, tokens included.
   this.log.debug({ code: error.code, reason: error.message }, 'client error');
   if (socket.writable) {
     const { statusCode, body } = toRestError(describe(error.code), { id: '-', method: '-', url: '-' });

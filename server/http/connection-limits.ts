@@ -4,17 +4,9 @@ import type { FastifyInstance } from 'fastify';
 
 /** Descriptors kept out of the connection limit: MongoDB's pool and monitors, webhook and key set fetches, logs, files. */
 const DESCRIPTOR_RESERVE = 256;
-/** A burst of dropped connections is told once per this long. */
 const DROP_LOG_INTERVAL_MS = 10_000;
 
-/**
- * Bounds what clients that never read can hold. A connection on which nothing moves for
- * RESPONSE_TIMEOUT_MS (Fastify's `connectionTimeout`, Node's socket timeout: an answer the client
- * does not take, or a client that stopped sending mid-request) is closed, with a log line.
- * Connections past the limit are accepted and closed at once (Node's `maxConnections`), so that
- * clients cannot take the descriptors MongoDB and the logs need: by default the process's
- * descriptor limit less a reserve.
- */
+/** Bounds what clients that never read can hold, so they cannot take the descriptors MongoDB and the logs need. */
 export function limitConnections(app: FastifyInstance, { maxConnections }: { maxConnections: number | undefined }): void {
   const log = app.log.child({ component: 'connections' });
   const server = app.server;
@@ -39,7 +31,6 @@ export function limitConnections(app: FastifyInstance, { maxConnections }: { max
   });
 }
 
-/** The soft limit on open descriptors less the reserve (half of it, when it is small); undefined where it cannot be read. */
 function connectionsWithinDescriptorLimit(): number | undefined {
   let limits: string;
   try {

@@ -2,16 +2,7 @@ import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { httpError } from '../errors/http-error.js';
 
-/**
- * CORS for the listed origins and the methods and headers the API's operations declare, with @fastify/cors: preflights answered 204 before any other
- * hook (a browser sends no token with them), the answers of real requests readable by those
- * origins. A preflight from another origin gets its 204 without `Access-Control-Allow-Origin`,
- * so the browser refuses the real request.
- *
- * An `OPTIONS` without `Origin` and `Access-Control-Request-Method` is no preflight: it is
- * refused here with the `Error` body, before @fastify/cors would answer it in plain text.
- * With no allowed origins, nothing is registered: no hook runs per request.
- */
+/** Preflights answer before any hook (a browser sends no token); a non-preflight OPTIONS gets the `Error` body, not plain text. */
 export async function registerCors(
   app: FastifyInstance,
   origins: readonly string[],

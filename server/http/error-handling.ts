@@ -6,13 +6,7 @@ import { notFound, toRestError, type MethodsAt, type RestError } from '../errors
 import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 
-/**
- * The app's one error handler and not-found handler: every failure of the REST API answers
- * `{ error, message }` with the HTTP status as `error`. Unexpected errors are logged with their
- * details and answered with a generic message and the request id; no stack trace ever leaves.
- * A path that is served, but not for the request's method, answers 405 with `Allow`
- * (`methodsAt`).
- */
+/** Every REST failure answers `{ error, message }`; unexpected ones are logged and answered generically, never with a stack. */
 export function registerErrorHandling(app: FastifyInstance, methodsAt: MethodsAt) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const restError = toRestError(error, request, methodsAt);
@@ -28,11 +22,7 @@ export function registerErrorHandling(app: FastifyInstance, methodsAt: MethodsAt
   app.setNotFoundHandler(async (request, reply) => sendRestError(reply, notFound(request, methodsAt(request.url))));
 }
 
-/**
- * Fastify's `frameworkErrors`: a URL its router cannot read (a percent-escape that is not UTF-8,
- * `/plants/%ff`), found before any route or hook runs. Answered like every other failure: the
- * `Error` body, or tRPC's envelope under the tRPC prefix, with the request id.
- */
+/** A URL the router cannot read (`/plants/%ff`) fails before any hook, so it is shaped here: REST body or tRPC envelope. */
 export function frameworkErrorHandler(trpc: { prefix: string; router: AppRouter }) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     void reply.header('x-request-id', request.id);

@@ -5,10 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 /** How long, once closing, the connections still open may bring one more request before those idle all along are closed. */
 const DRAIN_WINDOW_MS = 1_000;
 
-/**
- * Shutdown comes in two steps (server/main.ts): first it is announced, and `/readyz` fails so that
- * load balancers stop sending new work while every route still serves; then `app.close()` drains.
- */
+/** Shutdown is first announced, so `/readyz` fails and load balancers stop sending work while every route still serves. */
 export class ShutdownNotice {
   #announced = false;
   get announced(): boolean {
@@ -17,11 +14,7 @@ export class ShutdownNotice {
   announce(): void {
     this.#announced = true;
   }
-  /**
-   * Closing the listener resets the connections still waiting in its queue, requests and all: a
-   * turn of the event loop right before `app.close()` accepts them (two turns, as the first may
-   * end before the loop polls again; from there to the listener's close is no I/O).
-   */
+  /** Closing the listener resets connections still in its queue: two event-loop turns accept them first. */
   async acceptWaitingConnections(): Promise<void> {
     await nextTurn();
     await nextTurn();
@@ -35,21 +28,12 @@ declare module 'fastify' {
 }
 
 export interface GracefulClose {
-  /** For onSend: `Connection: close` on every answer once closing. */
   closeConnection(reply: FastifyReply): void;
 }
 
 /**
- * From the moment `app.close()` starts, every request that reaches the service is answered as
- * usual, never refused: a load balancer does not retry a refused POST. Every answer then says
- * `Connection: close`, so each connection ends with the response in flight on it.
- *
- * Node's `server.close()` closes at once every connection between two requests, and a request a
- * client sends just then is lost to a reset: on a busy keep-alive connection that is a matter of
- * microseconds. So closing first only stops accepting (new connections are refused), and the
- * connections still open get up to DRAIN_WINDOW_MS to bring their next request, answered and
- * closed; only those idle all that time are closed by `server.close()` after. request-hooks.ts
- * calls `closeConnection` from the app's one onSend hook. Why by hand: docs/decisions/graceful-close.md.
+ * Requests that arrive while closing are answered, never refused: a load balancer does not retry a refused POST.
+ * `server.close()` would reset a request sent between two others, so open connections get DRAIN_WINDOW_MS first.
  */
 export function watchClosing(app: FastifyInstance): GracefulClose {
   let closing = false;
@@ -69,7 +53,6 @@ export function watchClosing(app: FastifyInstance): GracefulClose {
   };
 }
 
-/** The app's open connections, so that closing can wait for them to end. */
 class OpenConnections {
   readonly #sockets = new Set<Socket>();
   #onEmpty: (() => void) | undefined;
@@ -84,7 +67,6 @@ class OpenConnections {
     });
   }
 
-  /** Resolves once no connection is open, or after `ms` at most. */
   async allClosed(ms: number): Promise<void> {
     if (this.#sockets.size === 0) return;
     await new Promise<void>((resolve) => {

@@ -1,7 +1,6 @@
 /** The order `Allow` and CORS list methods in. */
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-/** Methods in their usual order; unknown ones last. */
 export function inMethodOrder(methods: Iterable<string>): string[] {
   const rank = (method: string) => {
     const index = METHOD_ORDER.indexOf(method);

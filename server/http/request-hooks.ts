@@ -5,16 +5,8 @@ import { isBehindEarlierRequests, PipelinedRequests } from './pipelining.js';
 import { requestRefusal } from './request-refusals.js';
 
 /**
- * What every request needs on its way in and out, as one onRequest and one onSend hook: each hook
- * is a step of Fastify's hook runner on every request, so the shared work is gathered in one of
- * each. Callback-style, so no promise per request.
- *
- * In: a pipelined request waits for the ones before it on its connection (pipelining.ts); then
- * the request id (`X-Request-Id`, which error bodies and log lines name too) and the refusals of
- * requests no route can serve (request-refusals.ts). Out: exact int64 numbers (exact-integers.ts),
- * `Connection: close` while the app closes (graceful-close.ts), and no `Content-Type` on a 204: it has no content to
- * describe (RFC 9110, section 15.3.5), and Fastify drops it only from a 204 sent with a payload,
- * while trpc-to-openapi's handler sets it on every answer.
+ * One hook of each kind, callback-style: each hook is a step of Fastify's runner on every request. A 204 loses
+ * `Content-Type` (RFC 9110 section 15.3.5): trpc-to-openapi sets it on every answer, Fastify drops it only with a payload.
  */
 export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequests }: { maxPipelinedRequests: number }): void {
   const gracefulClose = watchClosing(app);

@@ -1,33 +1,17 @@
 import { randomInt, randomUUID } from 'node:crypto';
 
-/**
- * The counter's share of an id is its last 48 bits (12 hex digits), kept in two parts: V8 formats
- * a small integer (under 2^30) much faster than a 48-bit one, so only the low part is formatted per
- * request.
- */
+/** Two parts: V8 formats an integer under 2^30 much faster, so only the low part is formatted per request. */
 const LOW_DIGITS = 7;
 const LOW_LIMIT = 16 ** LOW_DIGITS;
 const HIGH_DIGITS = 5;
 const HIGH_LIMIT = 16 ** HIGH_DIGITS;
 
-/** Where a generator's counter starts: random, unless a test needs to see it carry. */
 export interface CounterStart {
   high: number;
   low: number;
 }
 
-/**
- * Request ids (`X-Request-Id`, log lines, 500 bodies): unique per request and across instances,
- * shaped as a UUID, without drawing random bytes for every request.
- *
- * An id is a UUID of version 8 (RFC 9562's version for ids laid out by the application): 74
- * random bits drawn when the generator is made (once per app), then a counter of the app's
- * requests in the last 48 bits, as chi's and similar request-id middlewares count behind a
- * random prefix. Instances share a prefix only by chance (n instances: odds about n² / 2^75).
- * The counter starts at a random point, so an id does not tell how many requests came before it.
- * Why not `randomUUID()` per request: its random pool and formatting cost about half a microsecond
- * per request in the bench's profile, for ids that need to be unique, not unguessable.
- */
+/** UUIDv8 (RFC 9562): ids need to be unique, not unguessable, so a random prefix per app and a counter, not `randomUUID()`. */
 export function createRequestIdGenerator(
   start: CounterStart = { high: randomInt(HIGH_LIMIT / 2), low: randomInt(LOW_LIMIT) },
 ): () => string {

@@ -3,19 +3,13 @@ import { withQuerySecretsRedacted } from './secret-query.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The trace of the request's span, when the service traces (server/observability/tracing.ts). */
     traceId?: string;
   }
 }
 
 const ABOVE_INFO = new Set(['warn', 'error', 'fatal', 'silent']);
 
-/**
- * One log line per request, with its id, method, path, status, time and caller (Fastify's
- * default is two lines, neither with all of these), its trace id when the service traces, and the
- * cause of a 5xx (failure-cause.ts). Headers are never logged, so neither are tokens; nor are the
- * values of query parameters named like secrets (`?access_token=`).
- */
+/** One line per request (Fastify's default is two, neither complete); headers and secret-named query values are never logged. */
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {
     // Folded into the completion line.

@@ -4,15 +4,7 @@ type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
 type LogArguments = Parameters<FastifyBaseLogger['info']>;
 
-/**
- * A request's logger (`request.log`) that makes its pino child, with the request id bound, only
- * when something is logged through it.
- *
- * Why: Fastify makes a child logger for every request, and pino serialises the child's bindings
- * when it is made. With the production level (warn), a successful request logs nothing, so that
- * work was thrown away on nearly every request. The lines written are the same: the first call
- * makes the very child Fastify would have made.
- */
+/** Makes the pino child lazily: pino serialises bindings eagerly, and at warn a successful request logs nothing. */
 export class RequestLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined;
 
@@ -69,7 +61,6 @@ export class RequestLogger implements FastifyBaseLogger {
   }
 }
 
-/** Fastify's `childLoggerFactory`: a `RequestLogger` over the app's logger. */
 export function requestLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
   return new RequestLogger(logger, bindings, options);
 }

@@ -1,17 +1,9 @@
-/**
- * Query parameters whose values are secrets by their name: OAuth's `access_token` and `code`,
- * `api_key`, `password`, `signature`, a session id... Matched loosely (a name that merely
- * contains `key` is redacted too): a log loses a harmless value at worst.
- */
+/** Matched loosely: a log loses a harmless value at worst. */
 const SECRET_NAME = /token|secret|pass|pwd|key|sig|auth|code|cred|session|jwt|cookie/i;
 
 export const REDACTED = '[REDACTED]';
 
-/**
- * A request target as the logs show it: the path and query as sent, the values of parameters
- * named like secrets replaced with `[REDACTED]`. Clients put tokens in query strings
- * (`?access_token=`) however often they are told not to, and a log line must not keep them.
- */
+/** Clients put tokens in query strings however often they are told not to, and a log line must not keep them. */
 export function withQuerySecretsRedacted(url: string): string {
   const start = url.indexOf('?');
   if (start === -1) return url;

@@ -9,24 +9,18 @@ import { entityTagHeaders, responseMeta, rethrowRestError } from './rest-answers
 
 /** What answers the API's requests: the fast path, or the stock adapters (chosen once, by the API plugin). */
 export interface ApiServing {
-  /** Adds the REST routes to `rest` (its parsers set), each with the hooks it declares. */
   registerRestRoutes(rest: FastifyInstance, hooks: RestRouteHooks): Promise<void> | void;
   /** The answer to a /trpc call it answers itself; undefined, decided at once, when tRPC's own handler must. */
   tryTrpcCall(request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> | undefined;
 }
 
-/** What the REST and tRPC routes serve: the router, how a call gets its context, and what answers. */
 export interface ApiRoutesOptions {
   router: AppRouter;
   createContext: (request: FastifyRequest) => Context;
   serving: ApiServing;
 }
 
-/**
- * The fast path's handlers for the API, given what the stock adapters are given on each route. Undefined, with one warning in the log, when the installed
- * @trpc/server or trpc-to-openapi is not the version the fast path was tested with: the stock
- * adapters then serve, as with FAST_PATH=off.
- */
+/** Undefined, with one warning, when @trpc/server or trpc-to-openapi is not the version the fast path was tested with. */
 export function createApiFastPath(
   router: AppRouter,
   createContext: ApiRoutesOptions['createContext'],

@@ -5,27 +5,15 @@ import type { PlantStore } from '../../routers/plant-store.js';
 
 /** A longer stall of the event loop since the previous `/healthz` makes it answer 503. */
 const MAX_EVENT_LOOP_STALL_MS = 1_000;
-/** How finely the event loop's delay is sampled. */
 const SAMPLE_MS = 50;
 /** How long a stall keeps `/healthz` at 503: every probe within it sees it, whoever asked first. */
 const STALL_SIGNAL_MS = 15_000;
-/** How long one MongoDB ping answers `/readyz`, for every caller meanwhile. */
 const READY_CHECK_FRESH_MS = 100;
 
-/**
- * Probes for orchestrators; they need no token. `/healthz` (liveness): whether the process can
- * serve: its event loop has not stalled since the previous probe (a stall answers 503 to every
- * probe for STALL_SIGNAL_MS, so another caller cannot take it from the orchestrator). `/readyz`
- * (readiness): whether MongoDB answers now, within MONGODB_TIMEOUT_MS, from one ping shared by the
- * callers of the same tenth of a second, and the service is not shutting down (from the signal on,
- * so that load balancers stop sending it work). A MongoDB that is away never fails `/healthz`: restarting would not bring it
- * back, and server/db/mongo-database.ts reconnects by itself.
- */
+/** Probes need no token. A MongoDB that is away never fails `/healthz`: restarting would not bring it back. */
 export function registerHealthRoutes(app: FastifyInstance, { store }: { store: PlantStore }) {
   const delay = monitorEventLoopDelay({ resolution: SAMPLE_MS });
-  // A tick of our own besides the histogram, which can miss a pause of the whole process (stopped,
-  // or its VM frozen): the longest gap between ticks, and the time since the last one when the
-  // probe itself is what ends the stall (it is then read before any late tick).
+  // Our own tick besides the histogram, which can miss a pause of the whole process (stopped, or its VM frozen).
   let lastTick = performance.now();
   let longestGap = 0;
   let ticking: NodeJS.Timeout | undefined;
@@ -71,10 +59,7 @@ export function registerHealthRoutes(app: FastifyInstance, { store }: { store: P
   });
 }
 
-/**
- * `check`, run by one caller for all: callers while it runs, and until `freshMs` after it started,
- * share its outcome; the next caller after that starts another.
- */
+/** One run of `check` shared by every caller until `freshMs` after it started. */
 function sharedCheck(check: () => Promise<unknown>, freshMs: number): () => Promise<unknown> {
   let current: Promise<unknown> | undefined;
   let startedAt = 0;

@@ -3,19 +3,9 @@ import type { RestAnswer, RestMeta } from '@plant-store/fast-path';
 import type { Context } from '../../routers/context.js';
 import { matchesWeakly, parseEntityTagCondition } from '../../routers/entity-tags.js';
 
-/**
- * What the REST routes give trpc-to-openapi, in either mode (the fast path's handlers or its
- * Fastify plugin): how an answer's status and headers are set, and what becomes of a failure.
- */
-
 const NO_HEADERS = {};
 
-/**
- * The status and headers of a successful answer, the same for every operation: 204 No Content
- * when the procedure answers nothing, a `Link` to the next page when it says one follows
- * (`ctx.nextPage`): this request's path and query with those query parameters set, and the
- * `ETag` of the plant it answers (`ctx.entityTag`), or 304 when a read's If-None-Match names it.
- */
+/** The same for every operation: 204 for no output, a `Link` to the next page, the `ETag`, or 304 when If-None-Match names it. */
 export function responseMeta({ ctx, data, errors, info }: RestAnswer<Context>): RestMeta {
   if (errors.length > 0) return {};
   let headers: Record<string, string> = NO_HEADERS;
@@ -44,7 +34,7 @@ function isNotModified(ifNoneMatch: string | undefined, entityTag: string): bool
   return condition !== undefined && matchesWeakly(condition, entityTag);
 }
 
-/** trpc-to-openapi's `onError`: the error is rethrown, so the app's error handler, which shapes every failure, answers it with the interface's `Error` body. */
+/** Rethrown, so the app's one error handler answers it with the `Error` body. */
 export function rethrowRestError({ error }: { error: TRPCError }): never {
   throw error;
 }

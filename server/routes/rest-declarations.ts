@@ -2,13 +2,11 @@ import { procedureEntries, restOperations, type RestOperation } from '@plant-sto
 import type { AppRouter } from '../../routers/app.js';
 import type { ProcedureMeta } from '../../routers/procedure-meta.js';
 
-/** A REST operation with what its procedure declares. */
 export interface DeclaredOperation {
   operation: RestOperation;
   meta: ProcedureMeta;
   /** The request body's media types, lower case (`application/json` unless declared otherwise). */
   mediaTypes: readonly string[];
-  /** The names of its path parameters (`id`). */
   pathParameters: readonly string[];
 }
 

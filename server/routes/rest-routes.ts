@@ -9,14 +9,8 @@ import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations, type DeclaredOperation } from './rest-declarations.js';
 
 /**
- * Serves the procedures that have OpenAPI meta as REST (`POST /plants`), through trpc-to-openapi,
- * by whichever serving the API plugin chose, with the checks every REST route declares. Failures
- * go to the app's error handler. trpc-to-openapi writes outputs with JSON.stringify, so their int64
- * values go to it made writable: raw JSON numbers, or on Node 20 markers that the app writes back
- * as exact JSON numbers as it sends the answer.
- *
- * The paths and methods of the operations go to `routeMethods`: the catch-all that serves them
- * serves every path, so only they tell a 405 from a 404.
+ * trpc-to-openapi writes outputs with JSON.stringify, so int64 values go to it made writable. Its catch-all serves
+ * every path, so only the operations' own paths and methods tell a 405 from a 404.
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, serving }: ApiRoutesOptions, routeMethods: RouteMethods) {
   const operations = restOperations(router);
@@ -35,12 +29,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
     for (const mediaType of otherMediaTypes) addJsonBodyParser(rest, mediaType);
-    // Callback-style hooks on the routes that need them, in either mode. The body check, on the
-    // routes that take a body method (the operations' and the catch-all): none at all on GET and
-    // DELETE routes. On the catch-all only, which the common request never reaches: the 404 or
-    // 405 of a request no operation serves, answered before its body is read (a PUT /plants is
-    // refused for its method, whatever its body). And on every route, before trpc-to-openapi
-    // reads the query, `__proto__` and the like refused: a look for `?` when there is none.
+    // Callback-style hooks, only where needed: the body check on body-taking routes; the 404/405 on the catch-all,
+    // before a body is read; on every route, `__proto__` and the like refused before trpc-to-openapi reads the query.
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations) ?? declaredBodyError(request, declared, otherMediaTypes));
     };
@@ -57,10 +47,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/** An operation, and whether a JSON body to it is checked for keys it may not hold. */
 type CheckedOperation = DeclaredOperation & { checksBody: boolean };
 
-/** The operations, and each by its own route (`PATCH /plants/:id`), as the fast path mounts them. */
 interface DeclaredBodies {
   all: readonly CheckedOperation[];
   byRoute: ReadonlyMap<string, CheckedOperation>;
@@ -73,12 +61,8 @@ function isOperationRequest(request: FastifyRequest, operations: readonly RestOp
 }
 
 /**
- * trpc-to-openapi spreads the body into an object, so an array or a string would turn into
- * numbered fields: refuse them with a message that says what was wrong. An operation's body is
- * required; a request with no body to an unknown path goes on to its 404.
- *
- * trpc-to-openapi also compares the media type case-sensitively, where Fastify's parser (and
- * RFC 9110) does not: `APPLICATION/JSON` has been parsed as JSON, so it is passed on lower-cased.
+ * trpc-to-openapi spreads the body into an object, so an array or a string would become numbered fields. It also compares
+ * the media type case-sensitively, unlike RFC 9110: `APPLICATION/JSON` parsed as JSON is passed on lower-cased.
  */
 function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOperation[]): Error | undefined {
   if (!BODY_METHODS.has(request.method)) return undefined;
@@ -91,11 +75,7 @@ function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOp
     : undefined;
 }
 
-/**
- * What an operation declares of its body: a media type beside JSON it takes is handed on as JSON
- * (trpc-to-openapi reads JSON only), one it does not take is a 415. A key its path gives (`id`)
- * or its header carries (`ifMatch`, If-Match) may not come in the body as well.
- */
+/** trpc-to-openapi reads JSON only, so another declared media type goes on as JSON; a key the path or If-Match gives is refused. */
 function declaredBodyError(request: FastifyRequest, declared: DeclaredBodies, otherMediaTypes: readonly string[]): Error | undefined {
   const { method } = request;
   if (!BODY_METHODS.has(method)) return undefined;

@@ -39,10 +39,7 @@ async function registerStockRestRoutes(
   });
 }
 
-/**
- * The router, its callers taking inputs with int64 markers and giving outputs made writable: a
- * caller of its own per call, one function per procedure path (the router is flat).
- */
+/** A caller per call with inputs revived from markers and outputs made writable; the router is flat. */
 function withInt64Markers(router: AppRouter): AppRouter {
   const paths = procedureEntries(router).map(({ path }) => path);
   const createCaller = (ctx: Context) => {

@@ -11,14 +11,7 @@ import { entityTagHeaders } from './rest-answers.js';
 
 export const TRPC_PREFIX = '/trpc';
 
-/**
- * Serves every procedure over tRPC at /trpc, for `@trpc/client` and other tRPC clients, with
- * tRPC's Fastify request handler: the one its Fastify plugin mounts, mounted here so that the
- * strict UTF-8 body parser below stays (the plugin installs a lenient one). With the fast path
- * on, the common request (one call: a POST with a JSON body, or a GET with at most an `input`
- * parameter; no batching) is answered by the direct call first; whatever it does not recognise
- * goes to tRPC's handler.
- */
+/** tRPC's request handler, mounted here rather than by its plugin, which would install a lenient body parser. */
 export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, serving }: ApiRoutesOptions) {
   const trpcOptions = {
     router,
@@ -32,16 +25,14 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
 
   await app.register(
     async (trpc) => {
-      // Failures Fastify raises before tRPC runs (body too large, unknown procedure path) still
-      // answer in tRPC's envelope here, so tRPC clients can read them.
+      // Failures before tRPC runs still answer in tRPC's envelope, so tRPC clients can read them.
       trpc.setErrorHandler(async (error, request, reply) => {
         const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request);
         if (statusCode >= 500) noteFailureCause(request, error);
         return reply.code(statusCode).headers(headers).send(body);
       });
-      // tRPC reads JSON bodies itself, as text: integers beyond 2^53 are handed to it as markers
-      // that the router's transformer turns into bigints. Multipart is
-      // not accepted (415): no procedure takes FormData, and tRPC answered it with an unlogged 500.
+      // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Multipart is refused (415): no
+      // procedure takes FormData, and tRPC answered it with an unlogged 500.
       trpc.removeContentTypeParser('application/json');
       trpc.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
         readBodyText(request, payload, (error, body = '') => {
@@ -49,9 +40,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
           else done(...markedBody(body));
         });
       });
-      // tRPC's handler answers with a fetch Response, which the app's own int64 pass cannot read:
-      // it is sent as whole text (with a Content-Length, as the direct call's answers), its markers
-      // written back where answers can hold them (no JSON.rawJSON).
+      // tRPC answers with a fetch Response, which the app's int64 pass cannot read: sent as whole text, markers written back.
       trpc.addHook('onSend', (_request, reply, payload, done) => {
         if (!isJsonResponse(payload)) {
           done(null, payload);
@@ -86,7 +75,6 @@ function isJsonResponse(payload: unknown): payload is Response {
   return payload instanceof Response && payload.headers.get('content-type')?.startsWith('application/json') === true;
 }
 
-/** A body marked for tRPC, or its 400, as a content-type parser's `done` arguments. */
 function markedBody(body: string): [Error | null, string?] {
   try {
     return [null, markTrpcInput(body, 'body')];
@@ -95,13 +83,7 @@ function markedBody(body: string): [Error | null, string?] {
   }
 }
 
-/**
- * Runs tRPC's handler with the big integers of the URL's `input` parameter marked (tRPC reads it
- * on a GET only). The client's URL stays the request's: tRPC reads the URL once, as its handler
- * starts (it builds a fetch Request before it awaits anything), and the URL is put back right
- * after, so the request log and every message quote what the client sent. The direct call marks
- * the input as it reads it.
- */
+/** tRPC reads the URL once as its handler starts, so it is put back right after: logs and messages quote what the client sent. */
 function withMarkedQueryInput(request: FastifyRequest, handle: () => Promise<void>): Promise<void> {
   const { raw } = request;
   const url = raw.url;
@@ -115,7 +97,7 @@ function withMarkedQueryInput(request: FastifyRequest, handle: () => Promise<voi
   }
 }
 
-/** The URL with the big integers of its `input` parameter marked; the URL itself when there are none. Throws the 400 of bad input. */
+/** The URL itself when nothing needs marking; throws the 400 of bad input. */
 function markQueryInput(url: string): string {
   const start = url.indexOf('?');
   if (start === -1 || !url.includes('input=', start)) return url;
