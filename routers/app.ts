@@ -16,5 +16,4 @@ export const appRouter = router({
 
 export type AppRouter = typeof appRouter;
 
-/** In-process calls: `createCaller(context).createPlant({ id, name })`. */
 export const createCaller = createCallerFactory(appRouter);

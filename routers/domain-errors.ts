@@ -5,10 +5,7 @@ import { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, S
 
 type Code = TRPCError['code'];
 
-/**
- * The one table from a domain error to its tRPC code; the HTTP status follows from the code, the
- * same for REST and /trpc. An error not listed is unexpected (500, logged).
- */
+/** The HTTP status follows from the code, alike for REST and /trpc; an error not listed is unexpected (500, logged). */
 const DOMAIN_ERRORS: readonly (readonly [new (...args: never[]) => Error, (error: never) => Code])[] = [
   [PlantConflictError, () => 'CONFLICT'],
   [PlantNotFoundError, () => 'NOT_FOUND'],
@@ -25,7 +22,6 @@ const AUTH_CODES = {
   unavailable: 'SERVICE_UNAVAILABLE',
 } as const satisfies Record<AuthError['refusal']['status'], Code>;
 
-/** The TRPCError a domain error becomes, carrying it as its cause; undefined for any other error. */
 export function fromDomainError(error: unknown): TRPCError | undefined {
   for (const [kind, codeOf] of DOMAIN_ERRORS) {
     if (error instanceof kind) return new TRPCError({ code: codeOf(error as never), message: error.message, cause: error });

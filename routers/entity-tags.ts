@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { StoredPlant } from '../schemas/plant.js';
 
-/**
- * A plant's strong entity tag: a digest of its id, name, tag and revision (the count of its
- * effective changes). The same plant answers the same tag wherever it is read; any change of
- * the plant, even one back to an earlier name, changes it.
- */
+/** The revision is in the digest, so any change, even one back to an earlier name, changes the tag. */
 export function entityTagOf(plant: StoredPlant, revision: number): string {
   const digest = createHash('sha256')
     .update(JSON.stringify([String(plant.id), revision, plant.name, plant.tag ?? null]))
@@ -13,7 +9,6 @@ export function entityTagOf(plant: StoredPlant, revision: number): string {
   return `"${digest.slice(0, 22)}"`;
 }
 
-/** An If-Match or If-None-Match value read: any entity (`*`), or a list of tags. */
 export type EntityTagCondition = { any: true } | { any: false; tags: { tag: string; weak: boolean }[] };
 
 const LIST_MEMBER = /^\s*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)/;
@@ -42,11 +37,7 @@ export function matchesWeakly(condition: EntityTagCondition, entityTag: string):
   return condition.any || condition.tags.some(({ tag }) => tag === entityTag);
 }
 
-/**
- * The If-Match condition of a call: its input's (over /trpc and in process), else its request's
- * header. A value that is neither `*` nor a list of entity tags is refused, not ignored: a
- * client that meant a condition must not get an unconditional write.
- */
+/** A malformed value is refused, not ignored: a client that meant a condition must not get an unconditional write. */
 export function ifMatchCondition(fromInput: string | undefined, fromHeader: string | undefined): EntityTagCondition | undefined {
   const value = fromInput ?? fromHeader;
   if (value === undefined) return undefined;

@@ -1,11 +1,7 @@
 import type { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 
-/**
- * The message a client sees for a tRPC error. Validation errors name each field and what it
- * expected (the schemas word them for people); unexpected errors say nothing of their internals
- * (those go to the log).
- */
+/** Unexpected errors say nothing of their internals: those go to the log. */
 export function publicMessage(error: TRPCError): string {
   if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
   if (error.cause instanceof z.ZodError) return describeIssues(error.cause.issues);

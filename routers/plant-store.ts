@@ -2,46 +2,22 @@ import type { Int64 } from '../schemas/int64.js';
 import type { NewPlant, Plant, PlantPatch, StoredPlant } from '../schemas/plant.js';
 import type { EntityTagCondition } from './entity-tags.js';
 
-/**
- * A plant as the store answers it, with its revision: how many effective changes it has had since
- * it was created (0 when absent, as for plants stored before revisions were kept).
- */
+/** An absent revision counts as 0: plants stored before revisions were kept have none. */
 export type Revised<T> = T & { revision?: number };
 
-/** Where plants are kept: the port the procedures depend on; server/ implements it over MongoDB. */
 export interface PlantStore {
-  /**
-   * Stores a new plant and answers it as stored. Safe to retry: creating a plant that is
-   * already stored with the same name and tag answers the stored plant and stores nothing.
-   * @throws PlantConflictError when the id is taken by a plant with another name or tag.
-   * @throws StoreUnavailableError when the database cannot be reached in time.
-   */
+  /** Safe to retry: the same plant again answers the stored one and stores nothing; another under its id is a conflict. */
   create(plant: NewPlant): Promise<Revised<Plant>>;
-  /**
-   * Up to `limit` plants in ascending id order, after the id `after` when given; `more` tells
-   * whether plants follow. Keyset paging: a plant stored while a client pages appears once.
-   * @throws StoreUnavailableError
-   */
+  /** Keyset paging: a plant stored while a client pages appears once. */
   list(page: { limit: number; after: Int64 | undefined; tag?: string | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }>;
-  /** The plant with this id, or undefined. @throws StoreUnavailableError */
   get(id: Int64): Promise<Revised<StoredPlant> | undefined>;
   /**
-   * Applies `patch` to the plant with this id and answers it as stored now. A patch that changes
-   * nothing stores nothing (the revision stays). With `ifMatch`, the change is made only while the
-   * plant's entity tag matches, checked atomically with the write.
-   * @throws PlantNotFoundError when there is no such plant (whatever `ifMatch` says).
-   * @throws PlantPreconditionFailedError when the plant's entity tag does not match `ifMatch`.
-   * @throws StoreUnavailableError
+   * A patch that changes nothing stores nothing. `ifMatch` is checked atomically with the write; a missing plant is
+   * not found whatever it says.
    */
   update(id: Int64, patch: PlantPatch, ifMatch?: EntityTagCondition): Promise<Revised<StoredPlant>>;
-  /**
-   * Deletes the plant with this id; false when there was none. With `ifMatch`, only while its
-   * entity tag matches, checked atomically with the delete.
-   * @throws PlantPreconditionFailedError
-   * @throws StoreUnavailableError
-   */
+  /** `ifMatch` is checked atomically with the delete. */
   delete(id: Int64, ifMatch?: EntityTagCondition): Promise<boolean>;
-  /** Resolves when the database answers. @throws StoreUnavailableError */
   ping(): Promise<void>;
 }
 

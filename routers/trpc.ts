@@ -1,10 +1,3 @@
-/**
- * tRPC set-up, in the order it is used:
- * 1. initialisation: one `initTRPC` over the context (context.ts), with an error formatter
- *    that never leaks internals;
- * 2. procedures: `publicProcedure` and `protectedProcedure` (a bearer token granting the
- *    procedure's scope, declared once in its meta).
- */
 import { initTRPC, TRPCError } from '@trpc/server';
 import { int64Json } from '../schemas/int64-json.js';
 import { admit, type AuthResult, type Scope } from './auth.js';
@@ -13,15 +6,13 @@ import { fromDomainError } from './domain-errors.js';
 import { publicMessage } from './error-messages.js';
 import type { ProcedureMeta } from './procedure-meta.js';
 
-// 1. Initialisation ----------------------------------------------------------------------
-
 const trpc = initTRPC
   .context<Context>()
   .meta<ProcedureMeta>()
   .create({
     // Stack traces stay in the logs, in every mode.
     isDev: false,
-    // int64 values beyond 2^53 cross /trpc exactly: see schemas/int64-json.ts. JSON clients are unaffected.
+    // int64 beyond 2^53 crosses /trpc exactly; JSON clients are unaffected.
     transformer: int64Json.transformer,
     errorFormatter: ({ shape, error }) => ({ ...shape, message: publicMessage(error) }),
   });
@@ -29,13 +20,7 @@ const trpc = initTRPC
 export const router = trpc.router;
 export const createCallerFactory = trpc.createCallerFactory;
 
-// 2. Procedures --------------------------------------------------------------------------
-
-/**
- * A failed call whose cause is a domain error fails with that error's code instead (the table of
- * domain-errors.ts). A function both procedure kinds call inside their one middleware, rather
- * than a middleware of its own: see `protectedProcedure`.
- */
+/** A plain function both procedure kinds call in their one middleware, not a middleware of its own (see below). */
 function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R): R {
   if (!result.ok) {
     const mapped = fromDomainError(result.error.cause);
@@ -44,18 +29,12 @@ function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError
   return result;
 }
 
-// The middlewares below are not async functions: a promise less per call; a throw is an error
-// result all the same.
+// Not async functions: a promise less per call, and a throw is an error result all the same.
 export const publicProcedure = trpc.procedure.use(({ next }) => next().then(withDomainErrors));
 
 /**
- * The token check and the store-error mapping in one middleware, not `publicProcedure.use(auth)`:
- * every middleware level makes tRPC copy the call's options, a cost seen in profiles.
- * The principal goes on the call's own context object rather than through
- * `next({ ctx })`, which would copy the context too. A verdict that is already a value (a static
- * token, a JWT verified before) is checked at once; only a promise is waited for. No token or a
- * refused one is UNAUTHORIZED, a token without the procedure's scope FORBIDDEN, keys that cannot
- * be fetched SERVICE_UNAVAILABLE, through the same table as the store's errors.
+ * One middleware, not `publicProcedure.use(auth)`: each middleware level makes tRPC copy the call's options, and
+ * `next({ ctx })` would copy the context too. Only a verdict still pending is waited for.
  */
 export const protectedProcedure = trpc.procedure.use(({ ctx, meta, next }) => {
   const { auth } = ctx;

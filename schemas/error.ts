@@ -1,6 +1,5 @@
 import { z } from 'zod';
 
-/** The one body every failure of the REST API answers with (interface: `Error`). */
 export const ErrorSchema = z
   .object({
     // zod-openapi writes int32's bounds but not its format; the interface names the format.

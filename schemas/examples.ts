@@ -2,43 +2,28 @@ import type { ErrorBody } from './error.js';
 import type { NewPlant, Plant, StoredPlant } from './plant.js';
 
 /**
- * The pieces of the examples each operation declares for every answer it documents (in its
- * procedure's file): the request that produces it, what must be stored first, and the exact body
- * the service answers. The OpenAPI document shows them and the tests send each request to the real
- * app and compare the answer, so the documentation cannot drift from what the service says.
+ * Each operation's documented answers with their examples: the tests send every request to the real app and
+ * compare the answer, so the documentation cannot drift from what the service says.
  */
 
 export interface ExampleRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** The path with its query string, such as `/plants?limit=2`. */
   url: string;
-  /**
-   * Which Authorization header is sent: an accepted bearer token, none at all, a wrong one, or a
-   * valid JWT access token granting one scope only (`plants:read` or `plants:write`).
-   */
   token: 'valid' | 'none' | 'invalid' | 'readOnly' | 'writeOnly';
   contentType?: 'application/json' | 'application/merge-patch+json' | 'text/plain';
-  /** Further request headers, such as `If-Match`. */
   headers?: Record<string, string>;
-  /** JSON bodies are sent serialised (int64 exactly); a text/plain body is sent as the string itself. */
+  /** int64 is sent exactly; a text/plain body is sent as the string itself. */
   body?: unknown;
 }
 
 export interface OperationExample {
-  /** The example's key in the document, such as `created`. */
   name: string;
   summary: string;
   request: ExampleRequest;
-  /** Plants stored before the request. */
   given?: NewPlant[];
-  /**
-   * What else must hold, in words, for the statuses no request alone produces: the service
-   * configured or failing so (tests/openapi/examples.test.ts arranges each).
-   */
+  /** For statuses no request alone produces: the configuration or failure the tests arrange. */
   condition?: string;
-  /** The answer's body; none for 204. */
   response?: Plant | StoredPlant | StoredPlant[] | ErrorBody;
-  /** The answer's headers worth showing (the `Link` of a page). */
   headers?: Record<string, string>;
 }
 
@@ -47,7 +32,7 @@ export const REQUEST_ID_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 
 export const MONSTERA = { id: 42, name: 'Monstera', tag: 'tropical' } satisfies NewPlant;
 export const FERN = { id: 7, name: 'Fern' } satisfies NewPlant;
-/** Ids beyond 2^53: a client must read and write them exactly (the schemas' descriptions say how). */
+/** Ids beyond 2^53: a client must read and write them exactly. */
 export const SNOWFLAKE = { id: 9007199254740993n, name: 'Snowflake' } satisfies NewPlant;
 export const SEQUOIA = { id: 9223372036854775807n, name: 'Giant sequoia' } satisfies NewPlant;
 
@@ -66,7 +51,6 @@ const UNAVAILABLE: ErrorBody = { error: 503, message: 'the plant database is una
 const STORE_FAILS = 'the store fails in a way the service does not expect';
 const DATABASE_AWAY = 'MongoDB cannot be reached within MONGODB_TIMEOUT_MS';
 
-/** A further request offered to try out on an operation, answered with its success. */
 export interface RequestExample {
   summary: string;
   description: string;
@@ -74,10 +58,7 @@ export interface RequestExample {
   response: unknown;
 }
 
-/**
- * Examples of an `{id}` path parameter: a small id first (what tools that fill parameters in take), then one
- * beyond 2^53, which a client must send exactly.
- */
+/** A small id first: tools that fill parameters in take the first example. */
 export const ID_PARAMETER_EXAMPLES = {
   small: { summary: 'A small id: 42', value: 42 },
   beyond2to53: {
@@ -88,11 +69,9 @@ export const ID_PARAMETER_EXAMPLES = {
   },
 } satisfies Record<string, { summary: string; description?: string; value: number | bigint }>;
 
-/** An answer the HTTP layer gives before any operation runs, for every operation alike. */
 export interface HttpLayerExample {
   name: string;
   summary: string;
-  /** When it is answered. */
   condition: string;
   response: ErrorBody;
 }
@@ -118,7 +97,6 @@ export const HTTP_LAYER_EXAMPLES = {
   },
 } satisfies Record<number, HttpLayerExample>;
 
-/** What the answers every protected operation shares mean, in the words the OpenAPI document gives them. */
 const SHARED_ANSWERS = {
   unauthorized:
     'Missing or invalid bearer token: none sent, or one refused (unknown, expired or not yet valid, from another issuer or for ' +
@@ -128,10 +106,6 @@ const SHARED_ANSWERS = {
   unavailable: "The plant database is unavailable, or the identity provider's keys cannot be fetched to check a JWT",
 } as const;
 
-/**
- * The answers every protected operation shares, for its `request` sent with each kind of token:
- * 401 without one, 403 with one lacking `scope`, 500 when the store fails, 503 when MongoDB is away.
- */
 export function sharedAnswers(
   scope: 'plants:read' | 'plants:write',
   request: Omit<ExampleRequest, 'token'>,
@@ -177,7 +151,6 @@ export function sharedAnswers(
   } satisfies Record<number, { description: string; example: OperationExample }>;
 }
 
-/** The 400 of an operation on one plant whose path names no int64 (`/plants/fern`). */
 export function notAPlantIdAnswer(method: 'GET' | 'DELETE' | 'PATCH') {
   return {
     description: 'The id is not an int64',
@@ -195,7 +168,6 @@ export function notAPlantIdAnswer(method: 'GET' | 'DELETE' | 'PATCH') {
   } satisfies { description: string; example: OperationExample };
 }
 
-/** The 412 of a write conditioned on an entity tag plant 42 no longer has: nothing is written. */
 export function changedMeanwhileAnswer(request: Omit<ExampleRequest, 'token' | 'headers'>, nothing: 'changed' | 'deleted') {
   return {
     description: `The plant has changed since it was read: its entity tag matches none of If-Match; nothing was ${nothing}`,

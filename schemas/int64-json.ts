@@ -1,104 +1,47 @@
 import { endOfString, JsonTextError, MAX_JSON_DEPTH, scanJsonText, type TextSpan } from './json-text.js';
 
 /**
- * int64 values across JSON, exactly: JSON.parse rounds integers beyond ±(2^53−1), and
- * JSON.stringify throws on a bigint.
- *
- * Where the runtime has `JSON.rawJSON` and revivers' source text (Node 22+, current browsers),
- * the service uses them: `parse` reads the number tokens a double would not read exactly from
- * their source text, and `writable` turns bigints into raw JSON numbers that any JSON.stringify
- * writes exactly, tRPC's and trpc-to-openapi's included.
- *
- * What still needs a workaround is JSON text that a parser this service does not hold reads
- * (tRPC's handler parses bodies and `input` itself, as `@trpc/client` parses answers): its
- * integers beyond 2^53 travel through that JSON.parse as marker strings, a NUL character, a
- * random key made at start-up, `:` and the digits. `markText` rewrites the big integers of the
- * text as markers before it is parsed, and `revive` turns the markers of the parsed value into
- * bigints. On Node 20, which has neither `JSON.rawJSON` nor source text, markers are the way out
- * too: `writable` turns bigints into markers and `unmarkText` writes the markers of the text
- * back as plain JSON numbers. docs/decisions/exact-int64-over-json.md says why markers, and why
- * they cannot be forged: in short, `markText` refuses client text holding a string with the
- * marker prefix, so every marker a parsed value holds was made by `markText` or `mark`.
- *
- * Reading a number token also settles what it denotes, exactly, where a double would not: an
- * integer (`1.0`, `1e3` and `9.007199254740993e15` are read as the integers they write) or not.
- * A token that is not an integer but that a double rounds to one (`4.9999999999999999`,
- * `1e-400`, `9007199254740991.4`) is read (and rewritten, for other parsers) as `0.5` (`-0.5`):
- * every reader then gets a number that is not an integer, as the client wrote, and every integer
- * field refuses it in its own words ("id must be an integer"). Only the fact that it is not an
- * integer survives; no field of the interface takes fractions.
- *
- * Text that needs neither is parsed as it is: an ordinary body pays for one scan
- * (schemas/json-text.ts, which also bounds nesting and finds NULs), on every runtime.
+ * int64 across JSON exactly: `JSON.rawJSON` and revivers' source text where the runtime has them; else, and for parsers
+ * the service does not hold (tRPC's), big integers travel as marker strings, unforgeable since `markText` refuses the prefix.
+ * A non-integer that a double rounds to an integer is read as ±0.5, so integer fields still refuse it.
  */
 export interface Int64Json {
-  /**
-   * JSON text as a parser must see it: each integer beyond ±(2^53−1) a marker, each non-integer
-   * a double would round to an integer `0.5`; the text itself when it has none. Throws
-   * `JsonTextError` for text nested too deeply or holding a string with the marker prefix.
-   * Rewritten text is valid exactly when the client's text is.
-   */
+  /** Big integers as markers, inexact non-integers as `0.5`; throws `JsonTextError` (too deep, or the marker prefix). */
   markText: (text: string) => string;
-  /**
-   * `markText` for a parser this service does not hold (tRPC's): when the text had to be
-   * rewritten, it is first parsed as the client sent it, so a parser's error can only ever quote
-   * the client's own text, never a marker. Throws the SyntaxError of the client's text.
-   */
+  /** For tRPC's parser: rewritten text is first parsed as sent, so a parse error quotes the client's text, never a marker. */
   markValidText: (text: string) => string;
-  /** A value parsed from marked text with each marker turned into its bigint (in place). */
+  /** In place. */
   revive: (value: unknown) => unknown;
-  /**
-   * A value with each bigint turned into a marker; the value itself when it holds none. For a
-   * value whose JSON text a parser this service does not hold reads back, before `revive`.
-   */
   mark: (value: unknown) => unknown;
-  /**
-   * A value with each bigint made writable by any JSON.stringify, exactly: a raw JSON number
-   * where the runtime has `JSON.rawJSON`, else a marker, which `unmarkText` then writes back as a
-   * number in the text (see `writesMarkers`). The value itself when it holds no bigint.
-   */
+  /** Raw JSON numbers where the runtime has `JSON.rawJSON`, else markers that `unmarkText` writes back as numbers. */
   writable: (value: unknown) => unknown;
-  /** Whether `writable` writes markers (no `JSON.rawJSON` here): only then can an answer's text hold one. */
   writesMarkers: boolean;
-  /** JSON text with each marker written back as the JSON number it stands for. */
   unmarkText: (text: string) => string;
-  /** Whether JSON text holds markers (cheap: a substring test). */
   hasMarkers: (text: string) => boolean;
-  /** Whether text (a decoded query parameter, say) holds the marker prefix: NUL, the key and `:`. See `reservedTextError`. */
   holdsMarkerPrefix: (text: string) => boolean;
-  /**
-   * `JSON.parse` (or `parser`, which must hand its reviver to JSON.parse), exact for every
-   * integer, refusing what `markText` refuses. A parse error quotes the client's text.
-   */
+  /** `parser` must hand its reviver to JSON.parse; a parse error quotes the client's text. */
   parse: (text: string, parser?: JsonParser) => unknown;
-  /** `JSON.stringify`, writing bigints as JSON numbers. */
   stringify: (value: unknown) => string;
-  /** The same, as a tRPC data transformer: both ends of /trpc use it. */
   transformer: { serialize: (value: unknown) => unknown; deserialize: (value: unknown) => unknown };
 }
 
-/** A JSON parser that hands `reviver` to JSON.parse, as JSON.parse and secure-json-parse do. */
 export type JsonParser = (text: string, reviver?: JsonReviver) => unknown;
-/** A JSON.parse reviver; where the runtime has it, `context.source` is a primitive's source text. */
 type JsonReviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
 
-/** `JSON.rawJSON` where the runtime has it (with it come revivers' source text); feature-detected. */
 const nativeRawJson = (JSON as { rawJSON?: (text: string) => object }).rawJSON;
 
-/** Past 20 digits an integer is beyond int64: it is left to JSON.parse, and the schema refuses its double. */
+/** Past 20 digits an integer is beyond int64: left to JSON.parse, whose double the schema refuses. */
 const MAX_DIGITS = 20;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-/** The digits a marker may stand for. */
 const MARKED_DIGITS = /^-?\d{1,20}$/;
 
-/** The refusal of client text that holds the marker prefix, which only a client that learned the key could write. */
+/** Only a client that learned the random key could write the marker prefix. */
 export const reservedTextError = () =>
   new JsonTextError('holds a string the service reserves: a NUL character followed by its internal int64 marker');
 
 export interface Int64JsonOptions {
-  /** The marker key; random by default. */
   key?: string;
-  /** Work with markers alone, as on a runtime without `JSON.rawJSON` (so that path can be tested anywhere). */
+  /** As on a runtime without `JSON.rawJSON`, so that path can be tested anywhere. */
   markersOnly?: boolean;
 }
 
@@ -108,13 +51,11 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
   const textPrefix = `\\u0000${key}:`;
   const markerInText = new RegExp(`"\\\\u0000${key}:(-?\\d+)"`, 'g');
 
-  /** A token's replacement for every parser: a marker, `0.5` for an inexact non-integer; undefined to keep it. */
   const replacementOf = (token: string): string | undefined => {
     const reading = exactReading(token);
     return typeof reading === 'bigint' ? `"${textPrefix}${reading}"` : reading?.toString();
   };
 
-  /** The number tokens of the text that JSON.parse may not read exactly; throws for text nested too deeply or holding the marker prefix. */
   const numbersToRead = (text: string): TextSpan[] | undefined => {
     const findings = scanJsonText(text);
     if (findings === undefined) return undefined;
@@ -135,14 +76,14 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
     return marked;
   };
 
-  /** The bigint of a marker string; any other string as it is (a marker is never forged, and never throws). */
+  /** Never throws: a string that is not a well-formed marker stays a string. */
   const reviveString = (text: string): unknown => {
     if (!text.startsWith(prefix)) return text;
     const digits = text.slice(prefix.length);
     return MARKED_DIGITS.test(digits) ? BigInt(digits) : text;
   };
 
-  /** Iterative: the value may be a client's, and a walk over it must not depend on its depth. */
+  /** Iterative: a client's value must not exhaust the stack by its depth. */
   const revive = (value: unknown): unknown => {
     if (typeof value === 'string') return reviveString(value);
     if (!isContainer(value)) return value;
@@ -166,7 +107,6 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
 
   const unmarkText = (text: string): string => (text.includes(textPrefix) ? text.replace(markerInText, '$1') : text);
 
-  /** Parsed with markers, for a runtime without revivers' source text. */
   const parseMarked = (text: string, parser: JsonParser): unknown => {
     const marked = markText(text);
     if (marked === text) return parser(text);
@@ -174,14 +114,13 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
     try {
       parsed = parser(marked);
     } catch (error) {
-      // The same failure, in the words of the client's own text (its positions, no marker).
+      // Fail in the words of the client's own text, never a marker.
       parser(text);
       throw error;
     }
     return revive(parsed);
   };
 
-  /** Parsed with a reviver that reads the numbers JSON.parse would not read exactly from their source text. */
   const parseFromSource = (text: string, parser: JsonParser): unknown =>
     numbersToRead(text) === undefined ? parser(text) : parser(text, readExactly);
 
@@ -207,20 +146,13 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
   };
 }
 
-/** The service's and the typed client's one instance. */
 export const int64Json = createInt64Json();
 
-/** A reviver (for a runtime with source text) that reads each number a double would not read exactly as `exactReading` says. */
 function readExactly(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value;
   return exactReading(context.source) ?? value;
 }
 
-/**
- * What a reader must take a number token for where JSON.parse reads it otherwise: the bigint of
- * an integer beyond ±(2^53−1), or ±0.5 for a token that is not an integer but that a double
- * rounds to one; undefined where JSON.parse reads it right.
- */
 function exactReading(token: string): bigint | number | undefined {
   const value = exactValue(token);
   if (typeof value === 'bigint') return value > MAX_SAFE || value < -MAX_SAFE ? value : undefined;
@@ -228,17 +160,12 @@ function exactReading(token: string): bigint | number | undefined {
   return undefined;
 }
 
-/**
- * The value with each bigint replaced by `convert(bigint)`; the value itself when it holds none.
- * Recursive, but bounded: it descends only into arrays and objects that hold a bigint, and
- * refuses a value nested deeper than MAX_JSON_DEPTH (or cyclic). A client's value reaches it
- * only from text that the scan has bounded; the service's own answers are shallow.
- */
+/** Recursive but bounded: descends only where a bigint is, and refuses depth beyond MAX_JSON_DEPTH (or a cycle). */
 function withBigints(value: unknown, convert: (value: bigint) => unknown, depth = 0): unknown {
   if (typeof value === 'bigint') return convert(value);
   if (!isContainer(value) || !holdsBigint(value, depth + 1)) return value;
   if (Array.isArray(value)) return value.map((item: unknown) => withBigints(item, convert, depth + 1));
-  // Only plain data reaches JSON; defineProperty-style entries keep a "__proto__" key a key.
+  // fromEntries keeps a "__proto__" key a plain key.
   return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withBigints(item, convert, depth + 1)]));
 }
 
@@ -254,7 +181,6 @@ function holdsBigint(value: object, depth: number): boolean {
   return false;
 }
 
-/** The text with each span replaced by `replacementOf(its token)`, where that is defined. */
 function rewrite(text: string, spans: readonly TextSpan[], replacementOf: (token: string) => string | undefined): string {
   let out = '';
   let copiedUpTo = 0;
@@ -267,7 +193,6 @@ function rewrite(text: string, spans: readonly TextSpan[], replacementOf: (token
   return copiedUpTo === 0 ? text : out + text.slice(copiedUpTo);
 }
 
-/** What the string whose quote is at `start` decodes to; undefined when it is malformed (the parser refuses it then). */
 function decodedString(text: string, start: number): string | undefined {
   try {
     return JSON.parse(text.slice(start, endOfString(text, start))) as string;
@@ -278,15 +203,9 @@ function decodedString(text: string, start: number): string | undefined {
 
 const NOT_AN_INTEGER = 'not an integer';
 const BEYOND_DIGITS = 'beyond 20 digits';
-/** A JSON number token, in parts. */
 const NUMBER_PARTS = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/**
- * What a JSON number token denotes, exactly: the integer (`12`, `1.0`, `1.2e3`, `-9e18`), or that
- * it is not an integer, or an integer of more than MAX_DIGITS digits; undefined when it is not a
- * JSON number (the parser refuses it). Never builds more than MAX_DIGITS digits, whatever the
- * exponent.
- */
+/** Never builds more than MAX_DIGITS digits, whatever the exponent. */
 function exactValue(token: string): bigint | typeof NOT_AN_INTEGER | typeof BEYOND_DIGITS | undefined {
   const parts = NUMBER_PARTS.exec(token);
   if (!parts) return undefined;

@@ -1,42 +1,20 @@
 /**
- * One pass over a client's JSON text, before any parser, reviver or schema sees it, for what
- * none of them can be trusted with:
- *
- * - Nesting. Beyond `MAX_JSON_DEPTH` levels of arrays and objects the text is refused
- *   (`JsonTextError`), so no later walk over the parsed value (a reviver, a re-stringify, a
- *   schema) can run out of stack, whoever wrote it. A plant is one level, a tRPC batch two.
- * - Number tokens that `JSON.parse` may not read exactly: any with a fraction or an exponent, and
- *   integers of 16 digits from 9×10^15 up (2^53 is 9007199254740992). Shorter integers are exact
- *   doubles and are not reported, so an ordinary body pays for this pass alone.
- * - Strings that write a NUL character. JSON text can only do so with the escape `\u0000`;
- *   schemas/int64-json.ts refuses those that hold its marker prefix (NUL, its key, `:`).
- * - A key written twice in one object (`JsonTextError`): parsers disagree on which one counts
- *   (I-JSON, RFC 7493, forbids them), so the value stored could differ from the one a client or
- *   a log reads. Keys are compared as the strings they denote (`"a"` and `"\u0061"` are one key).
- *
- * The pass never recurses and skips strings, so nothing inside a string counts. It is a scanner,
- * not a validator: text it passes may still fail to parse, and what it reports of invalid text
- * only needs to be good enough for a parser to refuse.
+ * One pass over client JSON before any parser: it refuses deep nesting (no later walk may exhaust the stack) and duplicate
+ * keys (parsers disagree on which counts), and reports what JSON.parse may not read exactly. A scanner, not a validator.
  */
 
-/** The deepest nesting of arrays and objects the service reads. */
 export const MAX_JSON_DEPTH = 64;
 
-/** A span of the text, `start` included, `end` excluded. */
 export interface TextSpan {
   start: number;
   end: number;
 }
 
-/** What a scan found that needs a closer look. */
 export interface JsonTextFindings {
-  /** Number tokens that may not be safe integers as JSON.parse reads them. */
   numbers: TextSpan[];
-  /** Where each string that writes `\u0000` opens (at its quote). */
   nulStrings: number[];
 }
 
-/** Client JSON text the service refuses before parsing it; `messageFor` words it for the client. */
 export class JsonTextError extends Error {
   override readonly name = 'JsonTextError';
 
@@ -44,21 +22,18 @@ export class JsonTextError extends Error {
     super(`the JSON text ${problem}`);
   }
 
-  /** The refusal, said of `subject` ("the request body"). */
   messageFor(subject: string): string {
     return `${subject} ${this.problem}`;
   }
 }
 
 const TOO_DEEP = `is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`;
-/** Keys longer than this are shown cut, in the refusal. */
 const SHOWN_KEY_LENGTH = 60;
 const duplicateKey = (key: string) => {
   const shown = key.length > SHOWN_KEY_LENGTH ? `${key.slice(0, SHOWN_KEY_LENGTH)}…` : key;
   return `has the key ${JSON.stringify(shown)} twice in one object: each key may appear once`;
 };
 
-// Character codes the scan compares with.
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACKET = 0x5b;
@@ -75,15 +50,11 @@ const LOWER_E = 0x65;
 const UPPER_E = 0x45;
 const isDigit = (code: number) => code >= ZERO && code <= NINE;
 
-/**
- * Scans JSON text: throws `JsonTextError` when it nests deeper than `MAX_JSON_DEPTH` or writes a
- * key twice in one object; answers what needs a closer look, or undefined when nothing does (the
- * common case).
- */
+/** Undefined when nothing needs a closer look (the common case). */
 export function scanJsonText(text: string): JsonTextFindings | undefined {
   let findings: JsonTextFindings | undefined;
   let depth = 0;
-  // The keys of each open object, by depth (undefined for an array): objects are small, so a list.
+  // Objects are small, so a list of keys per open object (undefined for an array).
   const keys: (string[] | undefined)[] = [];
   let i = 0;
   while (i < text.length) {
@@ -156,7 +127,6 @@ function endOfDigits(text: string, start: number): number {
   return i;
 }
 
-/** Just past the fraction and exponent of a number token whose integer digits end at `start`; `start` when it has neither. */
 function endOfFractionAndExponent(text: string, start: number): number {
   let i = start;
   if (text.charCodeAt(i) === DOT) i = endOfDigits(text, i + 1);
@@ -168,7 +138,7 @@ function endOfFractionAndExponent(text: string, start: number): number {
   return i;
 }
 
-/** Just past the string whose quote is at `start` (the end of the text, for an unterminated one). */
+/** The end of the text for an unterminated string. */
 export function endOfString(text: string, start: number): number {
   let i = start + 1;
   while (i < text.length) {

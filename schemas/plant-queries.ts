@@ -2,11 +2,7 @@ import { z } from 'zod';
 import { int64Parameter } from './int64.js';
 import { MAX_TAG_LENGTH } from './plant.js';
 
-/**
- * The inputs of the operations that read and delete plants. Over REST they come from the path
- * and the query string, as text: "10" is read as 10, but nothing else is coerced, and an
- * unknown parameter is refused (a misspelt `limt` would otherwise be silently ignored).
- */
+/** Over REST these arrive as text: "10" is read as 10, nothing else is coerced, and an unknown parameter is refused. */
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1000;
@@ -26,7 +22,6 @@ const limit = z
   })
   .transform((value) => toLimit(value) as number);
 
-/** A strict object whose unknown keys are named as parameters of `operation`. */
 function parameters<T extends z.core.$ZodLooseShape>(operation: string, shape: T) {
   const names = Object.keys(shape);
   const known = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}` : names.join('');

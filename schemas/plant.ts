@@ -3,15 +3,8 @@ import { int64Field, int64Parameter } from './int64.js';
 import { refuseCoercion } from './refuse-coercion.js';
 
 /**
- * The plant shapes of the interface specification, used alike by the
- * procedure, the OpenAPI document and the tests.
- *
- * Bounds the interface leaves open, decided here:
- * - `id` is any int64, exactly (schemas/int64.ts): a number up to ±(2^53−1), a bigint beyond.
- *   It must be a JSON integer: "42" is refused, not coerced.
- * - `name` is 1–200 characters, `tag` 0–100; both must be well-formed Unicode (a lone
- *   surrogate cannot be stored as UTF-8 and would come back changed).
- * - Unknown fields are rejected, so a misspelt `tga` is reported instead of silently dropped.
+ * Bounds the interface leaves open: an id is a JSON integer ("42" is refused, not coerced), text must be well-formed
+ * Unicode (a lone surrogate cannot be stored as UTF-8), and unknown fields are refused rather than silently dropped.
  */
 
 export const MAX_NAME_LENGTH = 200;
@@ -19,7 +12,7 @@ export const MAX_TAG_LENGTH = 100;
 
 const isWellFormed = (value: string) => value.isWellFormed();
 
-/** A plant's name; `whenNull` words the refusal of a null (in a merge patch, null would remove the name). */
+/** `whenNull` words the refusal of a null: in a merge patch, null would remove the name. */
 const nameSchema = (whenNull = 'name must be a string') =>
   z
     .string({
@@ -60,7 +53,6 @@ export const NewPlantSchema = refuseCoercion(
 export type Plant = z.infer<typeof PlantSchema>;
 export type NewPlant = z.infer<typeof NewPlantSchema>;
 
-/** A plant with its id, as listing and fetching answer it: the interface's Plant, with the id to fetch or delete it by. */
 export const StoredPlantSchema = z
   .strictObject({ id: plantId, name: plantName, tag: plantTag.optional() })
   .meta({ id: 'StoredPlant', description: 'A plant in the store, with its identifier' });
@@ -68,10 +60,8 @@ export const StoredPlantSchema = z
 export type StoredPlant = z.infer<typeof StoredPlantSchema>;
 
 /**
- * A change to a plant, as a JSON merge patch (RFC 7396) of its name and tag: a field left out
- * stays as it is, `tag: null` removes the tag; the id never changes. Over /trpc and in process the
- * call names the plant (`id`) and may carry the `If-Match` condition (`ifMatch`); over REST the
- * path names it and the header carries the condition.
+ * A JSON merge patch (RFC 7396): a field left out stays, `tag: null` removes the tag.
+ * Over REST `id` and `ifMatch` come from the path and the If-Match header.
  */
 export const UpdatePlantInputSchema = z.strictObject(
   {
@@ -95,5 +85,4 @@ export const UpdatePlantInputSchema = z.strictObject(
 );
 
 export type UpdatePlantInput = z.infer<typeof UpdatePlantInputSchema>;
-/** What a change sets: a name, a tag, or `tag: null` to remove it. */
 export type PlantPatch = Pick<UpdatePlantInput, 'name' | 'tag'>;

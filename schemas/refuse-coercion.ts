@@ -1,13 +1,8 @@
 import type { z } from 'zod';
 
 /**
- * Pins `coerce` off on every number, boolean, bigint and date schema inside an object schema.
- *
- * Why: trpc-to-openapi's REST handler turns on zod coercion by assigning `def.coerce = true`
- * on the procedure's input schemas, in place, on every request. That would make "42" a valid
- * id over REST and, since the schema objects are shared, over tRPC too from the first REST
- * call on. An accessor that always reads `false` and ignores writes keeps the schemas exactly
- * as declared, whoever tries to loosen them.
+ * trpc-to-openapi's REST handler sets `def.coerce = true` in place on every request, which would make "42" a valid
+ * id, over tRPC too since schemas are shared: an accessor pins `coerce` to false.
  */
 export function refuseCoercion<T extends z.ZodObject>(schema: T): T {
   pinShape(schema);

@@ -4,11 +4,8 @@ import type { Db, MongoClient, ServerHeartbeatFailedEvent } from 'mongodb';
 import { createMongoClient } from './mongo-client.js';
 import { OperationDeadlines } from './operation-deadlines.js';
 
-/** What the plant store and the webhook worker ask of the database they run on. */
 export interface OperationGuard {
-  /** The signal to give an operation starting now: it aborts the operation after MONGODB_TIMEOUT_MS. */
   signal(): AbortSignal;
-  /** An operation failed because MongoDB is unavailable (and its caller answers 503). */
   unavailable(error: unknown): void;
 }
 
@@ -16,48 +13,25 @@ export interface MongoDatabaseOptions {
   uri: string;
   dbName: string;
   timeoutMs: number;
-  /** The driver's command events, for the metrics. */
   monitorCommands?: boolean | undefined;
 }
 
-/** Between two pings while MongoDB is away, at least this long. */
 const RETRY_MS = 500;
-/**
- * How long a connect may wait for a server. Operations are bounded by their deadlines, not by this:
- * it is long so that a server which appears is found by the connect under way (within the half
- * second the driver's monitor takes), rather than just after that connect gave up and closed its
- * topology, which would refuse the requests waiting on it.
- */
+/** Long, so a server that appears is found by the connect under way, not after it gave up and closed its topology. */
 const CONNECT_PATIENCE_MS = 30_000;
-/** At most one warning this often: a long outage is recalled, and a flapping one is not logged at every turn. */
+/** A long outage is recalled, and a flapping one is not logged at every turn. */
 const WARN_EVERY_MS = 30_000;
 
 interface Outage {
   since: number;
-  /** Operations refused since it began. */
   refused: number;
-  /** Whether a warning told of it; only then does a line tell of its end. */
+  /** Only an outage a warning told of gets a line at its end. */
   told: boolean;
 }
 
 /**
- * The service's MongoDB: one client, a deadline for every operation, and the one place that
- * notices, logs and heals an outage.
- *
- * Healing: once connected, the driver finds a server that went away again by itself. What it does
- * not do is recover from a failed first connect: it closes that client's topology for good, and
- * every later operation fails at once with "Topology is closed". So this class connects as soon as
- * the app is ready, and while MongoDB is unavailable it pings every half second until it answers,
- * calling `connect()` again whenever no connect is under way (a no-op on a connected client, a fresh
- * topology on one whose connect failed). Only this loop connects, one connect at a time, and it
- * stops when the client is closed.
- *
- * Logging: the first operation refused for want of MongoDB logs one warning with its cause and
- * the server addresses, a reminder follows every 30 s while it lasts, and one info line says when
- * MongoDB answers again, how long it was away and how many operations were refused meanwhile. An
- * outage that begins within 30 s of the last warning (such as the late failures of operations
- * that began before MongoDB answered again) is told by the next reminder, if it lasts that long.
- * An operation that succeeds costs nothing here.
+ * The one place that notices, logs and heals a MongoDB outage. After a failed first connect the driver's topology
+ * stays closed for good, so while MongoDB is away this pings and calls `connect()` again, one connect at a time.
  */
 export class MongoDatabase implements OperationGuard {
   readonly client: MongoClient;
@@ -92,7 +66,7 @@ export class MongoDatabase implements OperationGuard {
     return this.deadlines.signal();
   }
 
-  /** Connects now rather than at the first request, so that an unreachable MongoDB is logged, and retried, at once. */
+  /** Now rather than at the first request, so an unreachable MongoDB is logged, and retried, at once. */
   start(): void {
     this.heal();
   }
@@ -104,12 +78,7 @@ export class MongoDatabase implements OperationGuard {
     this.heal();
   }
 
-  /**
-   * Stops healing and closes the client; operations still waiting fail at once. Closing tells
-   * MongoDB to end the client's sessions, a courtesy that waits for an answer: during an outage
-   * it is not waited for, and otherwise for MONGODB_TIMEOUT_MS at most; the close finishes
-   * in the background after that.
-   */
+  /** Ending sessions is a courtesy that waits for MongoDB: not waited for during an outage, else MONGODB_TIMEOUT_MS at most. */
   async close(): Promise<void> {
     this.closing.abort();
     const closed = this.closeClient().catch((error: unknown) => {
@@ -198,7 +167,6 @@ export class MongoDatabase implements OperationGuard {
   }
 }
 
-/** `Name: message`, the way the driver's errors read in a log line. */
 function errorLine(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -14,11 +14,7 @@ import {
 } from 'mongodb';
 import { MongoDeadlineError } from './operation-deadlines.js';
 
-/**
- * Server error codes that mean "this server cannot take the operation now", not "the operation is
- * wrong": shutting down, stepping down, not primary, unreachable, timed out. The same family the
- * driver treats as retryable, listed here because on a standalone it adds no label to go by.
- */
+/** "Cannot take the operation now", not "the operation is wrong": on a standalone the driver adds no retryable label. */
 const UNAVAILABLE_CODES = new Set([
   6, // HostUnreachable
   43, // CursorNotFound: the server dropped the cursor (restarted, or killed it when the deadline passed)
@@ -36,17 +32,10 @@ const UNAVAILABLE_CODES = new Set([
   13436, // NotPrimaryOrSecondary
 ]);
 
-/**
- * Socket errors the driver can pass on as they are, not wrapped in a MongoNetworkError: a write to a
- * connection the server has just closed (a killed mongod) fails with Node's own EPIPE.
- */
+/** The driver passes some on unwrapped: a write to a connection a killed mongod closed fails with Node's EPIPE. */
 const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNABORTED', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/**
- * Whether a driver error, or an operation's deadline, means the database is unavailable (answer
- * 503: the create is safe to retry) rather than something unexpected (500). A write concern error
- * counts as unavailable: the write was not acknowledged as configured, so it must not be answered 200.
- */
+/** A write concern error counts as unavailable: the write was not acknowledged as configured, so it must not be answered 200. */
 export function isUnavailable(error: unknown): boolean {
   if (
     error instanceof MongoDeadlineError ||
