@@ -14,11 +14,7 @@ import {
   type WebhookConfig,
 } from './webhooks/webhook-config.js';
 
-/**
- * Service configuration, read from the environment once at start-up and passed down.
- * Nothing else in the service reads `process.env`, but the OpenTelemetry SDK, which reads its own
- * standard OTEL_* variables (checked here first: server/observability/telemetry-config.ts).
- */
+/** Read from the environment once at start-up; nothing else reads `process.env` but the OpenTelemetry SDK. */
 
 const DEFAULT_DB_NAME = 'plantstore';
 const MAX_SHUTDOWN_DELAY_MS = 600_000;
@@ -50,7 +46,7 @@ const EnvSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
-  // Who may call: server/auth/auth-config.ts.
+  // Who may call.
   ...AUTH_ENV,
   CORS_ORIGINS: csv.refine((origins) => origins.every((origin) => URL.canParse(origin)), {
     error: 'each origin must be a URL such as https://app.example',
@@ -89,19 +85,19 @@ const EnvSchema = z.object({
   /** Unset: no limit. Else failed authentications allowed per client address per window. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().optional(),
   AUTH_FAILURE_WINDOW_MS: positiveInt(60_000),
-  // The new-plant webhook: server/webhooks/.
+  // The new-plant webhook.
   WEBHOOK_URLS: csv.superRefine(checkWebhookUrls),
   WEBHOOK_SECRET: webhookSecret,
   WEBHOOK_RETRY_BASE_MS: positiveInt(5_000).refine((ms) => ms <= MAX_RETRY_DELAY_MS, { error: 'must be at most 3600000 (one hour)' }),
   WEBHOOK_MAX_ATTEMPTS: positiveInt(10),
   WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
-  // Prometheus metrics and OpenTelemetry traces: server/observability/.
+  // Prometheus metrics and OpenTelemetry traces.
   ...telemetryEnv,
   // Development only: where the embedded MongoDB keeps its data and the development token is kept.
   PLANT_STORE_DEV_DIR: z.string().default('.dev'),
 });
 
-/** Every environment variable the configuration reads (docs/configuration.md lists each). */
+/** Every environment variable the configuration reads. */
 export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape) as (keyof typeof EnvSchema.shape)[];
 
 export interface Config extends AuthConfig {
@@ -110,14 +106,14 @@ export interface Config extends AuthConfig {
   port: number;
   logLevel: string;
   mongodb: {
-    /** Unset: the caller starts the embedded MongoDB (server/dev/mongo-source.ts). */
+    /** Unset: the caller starts the embedded MongoDB. */
     uri: string | undefined;
     dbName: string;
     timeoutMs: number;
     writeConcern: { w: 'majority' | number; journal: boolean };
   };
   corsOrigins: string[];
-  /** On SIGTERM, how long the service keeps serving with `/readyz` failing before it closes (server/main.ts). */
+  /** On SIGTERM, how long the service keeps serving with `/readyz` failing before it closes. */
   shutdownDelayMs: number;
   http: {
     bodyLimit: number;
@@ -130,23 +126,21 @@ export interface Config extends AuthConfig {
     /** Connections open at once; undefined: from the descriptor limit. */
     maxConnections: number | undefined;
     trustProxy: TrustProxy;
-    /** Serve the API through @plant-store/fast-path (true) or the stock adapters (false): see packages/fast-path. */
+    /** Serve the API through @plant-store/fast-path (true) or the stock adapters (false). */
     fastPath: boolean;
   };
-  /** Off when undefined: see server/http/auth-failure-limit.ts. */
   authFailureLimit: { max: number; windowMs: number } | undefined;
   webhooks: WebhookConfig;
-  /** Off when undefined: nothing of them is loaded (server/observability/). */
+  /** Off when undefined: nothing of them is loaded. */
   metrics: MetricsConfig | undefined;
   tracing: TracingConfig | undefined;
-  /** The development data folder, absolute (server/dev/dev-folder.ts): used only without MONGODB_URI or tokens. */
+  /** The development data folder, absolute: used only without MONGODB_URI or tokens. */
   devDir: string;
 }
 
 /**
- * Whose `X-Forwarded-For` to believe for the client address (Fastify's `trustProxy`): no one
- * (false), everyone (true: only when nothing can reach the service but the proxy), or proxies at
- * these addresses and CIDR ranges. No hop counts: Fastify 5 treats those as trusting no one.
+ * Whose `X-Forwarded-For` to believe (Fastify's `trustProxy`): no one, everyone (only when nothing but the proxy can
+ * reach the service), or proxies at these addresses. No hop counts: Fastify 5 treats those as trusting no one.
  */
 export type TrustProxy = boolean | string[];
 

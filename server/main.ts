@@ -1,8 +1,6 @@
 /**
- * Entry point: reads the configuration, starts tracing when it is configured, starts the MongoDB
- * it names (or the embedded one, on the development data folder), builds the app, listens, and
- * shuts down gracefully on SIGINT or SIGTERM: not ready at once, serving on for SHUTDOWN_DELAY_MS, then
- * finishing what it has read.
+ * Entry point. Shuts down gracefully on SIGINT or SIGTERM: not ready at once, serving on for SHUTDOWN_DELAY_MS so load
+ * balancers stop sending, then finishing what it has read.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
@@ -17,9 +15,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 interface Running {
   app: FastifyInstance;
-  /** Stops a MongoDB this process started, and forgets its recorded address. */
   stopMongo: () => Promise<void>;
-  /** Sends the spans still buffered, when the service traces. */
   stopTracing: () => Promise<void>;
 }
 

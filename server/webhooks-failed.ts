@@ -1,9 +1,6 @@
 /**
- * `npm run webhooks:failed`: lists the new-plant webhook deliveries given up on (after
- * WEBHOOK_MAX_ATTEMPTS, or a 410), in the MongoDB of MONGODB_URI, or outside production when it is
- * unset, in the embedded MongoDB that `npm start` or `npm run dev` is running on the development folder.
- * `-- --replay` makes them pending again (same webhook-id, attempts from zero); a running
- * instance with WEBHOOK_SECRET delivers them. `-- --id msg_…` picks one delivery; `-- --help` says so.
+ * `npm run webhooks:failed`: lists deliveries given up on; `-- --replay` makes them pending again for a running
+ * instance to deliver. Outside production without MONGODB_URI, it reads the development folder's embedded MongoDB.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
@@ -21,7 +18,6 @@ Lists the new-plant webhook deliveries given up on, in the MongoDB of MONGODB_UR
   --id msg_…   only the delivery with this webhook-id
   --help       this text`;
 
-/** Exit 2 for a command line the CLI cannot run. */
 class UsageError extends Error {}
 
 function options() {

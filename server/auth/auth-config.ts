@@ -4,27 +4,21 @@ import type { NamedToken, NamedTokenHash } from './bearer-tokens.js';
 
 /** JWT access tokens from an identity provider: where its keys are and what a token must say. */
 export interface JwtConfig {
-  /** The provider's JSON Web Key Set (AUTH_JWKS_URL). */
   jwksUrl: string;
-  /** The exact `iss` its tokens carry (AUTH_ISSUER). */
   issuer: string;
-  /** The `aud` values meaning this API; a token must name one (AUTH_AUDIENCE). */
   audiences: string[];
-  /** Leeway for `exp` and `nbf` (AUTH_CLOCK_SKEW_S). */
   clockSkewS: number;
-  /** The least time between two fetches of the keys for an unknown `kid` (AUTH_JWKS_COOLDOWN_S). */
   jwksCooldownS: number;
-  /** Refuse tokens whose `typ` header is not `at+jwt` (RFC 9068) (AUTH_REQUIRE_AT_JWT). */
+  /** RFC 9068 `typ: at+jwt` (AUTH_REQUIRE_AT_JWT). */
   requireAtJwt: boolean;
 }
 
 /** Who may call: static tokens, their hashes, and JWT access tokens. Any of them may be set alone. */
 export interface AuthConfig {
-  /** API_TOKENS. Empty outside production: main.ts makes a development token when nothing else is set. */
+  /** Empty outside production: a development token is made at start-up when nothing else is set. */
   apiTokens: NamedToken[];
-  /** API_TOKEN_HASHES. */
   apiTokenHashes: NamedTokenHash[];
-  /** Off when undefined (no AUTH_JWKS_URL): jose is not even loaded. */
+  /** Undefined without AUTH_JWKS_URL: jose is then never loaded. */
   jwt: JwtConfig | undefined;
 }
 
@@ -32,12 +26,7 @@ export interface AuthConfig {
 const PRINTABLE = /^[\x21-\x7e]+$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
-/**
- * A comma-separated list of `value` or `name value` items (the name is what the logs call its
- * caller; unnamed ones are `VARIABLE#n`). Plain values read as they always did: a value could
- * never hold a space, so a space cannot be mistaken for part of one. Problems name the item by its
- * position, never by its text, which may be a secret.
- */
+/** Comma-separated `value` or `name value` items. Problems name an item by position, never by its text, which may be a secret. */
 function namedList<T>(variable: string, valueRule: string, isValue: (value: string) => boolean, make: (name: string, value: string) => T) {
   return z
     .string()
@@ -64,7 +53,7 @@ const seconds = (fallback: number, min: number, max: number) => {
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback);
 };
 
-/** The environment variables of authentication, for server/config.ts's schema. */
+/** The environment variables of authentication, for the config schema. */
 export const AUTH_ENV = {
   API_TOKENS: namedList(
     'API_TOKENS',
@@ -133,15 +122,11 @@ export function authConfig(e: AuthEnv): AuthConfig | { problem: string } {
   };
 }
 
-/** Whether any caller at all can be accepted. */
 export function acceptsAnyone({ apiTokens, apiTokenHashes, jwt }: AuthConfig): boolean {
   return apiTokens.length > 0 || apiTokenHashes.length > 0 || jwt !== undefined;
 }
 
-/**
- * In production the keys must come over https: whoever sits on an http path could publish keys of
- * their own. Plain http stays allowed to a loopback host (a sidecar on the same machine).
- */
+/** In production keys must come over https, or anyone on the path could publish their own; http stays allowed to loopback. */
 export function jwksUrlProblemInProduction({ jwt }: AuthConfig): string | undefined {
   if (jwt === undefined) return undefined;
   const { protocol, hostname } = new URL(jwt.jwksUrl);

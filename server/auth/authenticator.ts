@@ -7,19 +7,13 @@ import type { JwtAccessTokens } from './jwt-access-tokens.js';
 /** A JWS in compact form: three base64url parts (the last, the signature, may be empty: `alg: none`). */
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
-/** Every way the service accepts a caller. */
 export interface Authenticator {
   /** The verdict on an Authorization header: static tokens first, then JWT access tokens. */
   verify: TokenVerifier;
-  /** Starts what can be done before the first request: fetching the provider's keys. */
   start: () => void;
 }
 
-/**
- * The authenticator for this configuration. jose is imported only when JWT access tokens are
- * configured: with static tokens alone, a request costs what it always did (one digest, compared
- * with each token) and no promise.
- */
+/** jose is imported only when JWT access tokens are configured, so static tokens alone cost one digest and no promise. */
 export async function createAuthenticator(config: AuthConfig, log: FastifyBaseLogger): Promise<Authenticator> {
   const statics = new StaticTokens(config.apiTokens, config.apiTokenHashes);
   let jwt: JwtAccessTokens | undefined;

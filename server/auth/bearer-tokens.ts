@@ -3,7 +3,6 @@ import { SCOPES, type AuthResult, type Principal } from '../../routers/auth.js';
 
 const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
 
-/** A static token and the name its caller has in the logs. */
 export interface NamedToken {
   name: string;
   token: string;
@@ -28,13 +27,7 @@ export function bearerToken(authorization: string | undefined): string | AuthRes
 /** Every scope: a static token may do everything. */
 const ALL_SCOPES: ReadonlySet<string> = new Set(SCOPES);
 
-/**
- * The static tokens: API_TOKENS, and API_TOKEN_HASHES given as digests.
- *
- * Tokens are compared as SHA-256 digests with `timingSafeEqual`, and every accepted token is
- * compared on every call, so the time taken tells nothing about how much of a token matched
- * or which token it was. Each token's verdict is made once, so a match allocates nothing.
- */
+/** Compared as SHA-256 digests with `timingSafeEqual`, against every token on every call, so timing reveals nothing. */
 export class StaticTokens {
   private readonly accepted: { digest: Buffer; verdict: AuthResult & { status: 'valid' } }[];
 
@@ -55,7 +48,6 @@ export class StaticTokens {
     return this.accepted.length;
   }
 
-  /** The verdict of a static token; undefined when `token` is none of them. */
   match(token: string): (AuthResult & { status: 'valid' }) | undefined {
     const candidate = digest(token);
     let matched: (AuthResult & { status: 'valid' }) | undefined;
@@ -64,11 +56,6 @@ export class StaticTokens {
   }
 }
 
-/**
- * Checks `Authorization: Bearer <token>` against static tokens alone: plain strings (named
- * `token 1`, `token 2`… in the logs) or named ones, and hashes. Synchronous: every answer is a
- * value.
- */
 export function createTokenVerifier(
   tokens: readonly (string | NamedToken)[],
   hashes: readonly NamedTokenHash[] = [],

@@ -1,12 +1,6 @@
 import type { AuthRefusal } from '../../routers/auth.js';
 
-/**
- * The headers of a refused call (RFC 6750 section 3), the same on REST and /trpc:
- * - no token: `WWW-Authenticate: Bearer`;
- * - a token refused: `Bearer error="invalid_token", error_description="<why>"`;
- * - a token without the scope: `Bearer error="insufficient_scope", scope="<scope>"`;
- * - keys that cannot be fetched: `Retry-After`, in seconds.
- */
+/** The headers of a refused call, per RFC 6750 section 3, the same on REST and /trpc. */
 export function refusalHeaders(refusal: AuthRefusal): Record<string, string> {
   switch (refusal.status) {
     case 'missing':

@@ -1,8 +1,4 @@
-/**
- * JWT access tokens (RFC 9068) from the identity provider, verified with jose against its
- * published keys. Loaded only when AUTH_JWKS_URL is set (server/auth/authenticator.ts imports it
- * then), so a service of static tokens alone never loads jose.
- */
+/** JWT access tokens (RFC 9068), verified with jose; loaded only when AUTH_JWKS_URL is set, so static tokens never load jose. */
 import type { FastifyBaseLogger } from 'fastify';
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { AuthResult } from '../../routers/auth.js';
@@ -12,7 +8,6 @@ import { VerifiedTokens } from './verified-tokens.js';
 
 /** Asymmetric algorithms only: `none` and the HMAC ones (`HS*`, whose key would be the public key) are refused before any key is looked up. */
 export const ACCEPTED_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
-/** Distinct tokens remembered as verified. */
 const MAX_VERIFIED_TOKENS = 1_000;
 
 const invalid = (reason: string): AuthResult => ({ status: 'invalid', reason });
@@ -42,7 +37,6 @@ export class JwtAccessTokens {
     };
   }
 
-  /** Starts fetching the keys, without waiting for them. */
   start(): void {
     this.keys.prefetch();
   }
@@ -61,11 +55,8 @@ export class JwtAccessTokens {
   }
 
   /**
-   * jose's verdict against the provider's keys. A token whose header singles out no key (no kid,
-   * and several published keys of its algorithm, as during a rotation) is tried with each of them,
-   * as jose's docs advise: the one that verifies its signature decides. When none does, the keys
-   * are fetched again (at most once per cooldown, as jose does for an unknown kid) and tried once
-   * more: a provider that writes no kid may sign with a key published since the last fetch.
+   * A token naming no key (as during a rotation) is tried with each key, as jose's docs advise; if none verifies, the keys
+   * are fetched again (once per cooldown): a provider that writes no kid may sign with a key published since.
    */
   private async verifiedPayload(token: string, refreshed = false): Promise<JWTPayload> {
     try {
@@ -93,7 +84,6 @@ export class JwtAccessTokens {
     if (scopes === undefined)
       return invalid('its scope claim is not a space-separated string, or its scp claim not one or an array of strings');
     const verdict = { status: 'valid', principal: { name: payload.sub, scopes } } as const;
-    // jose required exp; it is a number.
     const expiresAt = (payload.exp ?? 0) * 1000 + this.clockSkewMs;
     this.verified.add(token, verdict, Math.min(expiresAt, Date.now() + KEYS_MAX_AGE_MS));
     return verdict;
@@ -108,7 +98,6 @@ export class JwtAccessTokens {
   }
 }
 
-/** Whether the token's protected header names its key. */
 function hasKid(token: string): boolean {
   try {
     return typeof decodeProtectedHeader(token).kid === 'string';

@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JWTVerifyGetKey, type RemoteJWKSet } from 'jose';
 import { loggedUrl } from '../logs/logged-url.js';
 
-/** How long one fetch of the key set may take. */
 const FETCH_TIMEOUT_MS = 5_000;
 /** How long fetched keys are used before they are fetched again (jose's default): a withdrawn key stops counting within it. */
 export const KEYS_MAX_AGE_MS = 10 * 60_000;
@@ -23,9 +22,7 @@ export class KeysUnavailable extends Error {
 }
 
 export interface ProviderKeysOptions {
-  /** The provider's JWKS URL (AUTH_JWKS_URL). */
   url: string;
-  /** The least time between two fetches for an unknown `kid` (AUTH_JWKS_COOLDOWN_S). */
   cooldownMs: number;
   log: FastifyBaseLogger;
   /** Told after a successful fetch that brought keys other than the last one's. */
@@ -33,17 +30,8 @@ export interface ProviderKeysOptions {
 }
 
 /**
- * The identity provider's signing keys, kept by jose's remote key set: fetched on first use and
- * again once `KEYS_MAX_AGE_MS` old, and again when a token names a `kid` the set lacks, at most
- * once per cooldown (counted from the last successful fetch), so a flood of tokens with made-up
- * `kid`s costs at most one fetch per cooldown. jose redirects nowhere and never reads a token's
- * `jku`, `x5u` or `jwk` header: keys come from this URL only.
- *
- * What jose leaves open, added here through its `customFetch` option: after a failed fetch, no
- * other is tried for `RETRY_AFTER_FAILURE_MS` (or the cooldown, if shorter), so a provider that is
- * down is not asked once per request either; tokens that need it are answered "unavailable" with
- * the wait (KeysUnavailable). Keys already fetched keep serving tokens that name them. An outage
- * is logged once at warn level, and its end at info.
+ * jose fetches at most once per cooldown for an unknown `kid`, so made-up kids cost little, and reads keys from this URL only.
+ * Added through `customFetch`: after a failure, no fetch for a while, so a provider that is down is not asked per request.
  */
 export class ProviderKeys {
   private readonly remote: RemoteJWKSet;
@@ -73,11 +61,7 @@ export class ProviderKeys {
     }
   };
 
-  /**
-   * Fetches the keys again, unless they were fetched within the cooldown, for a token that names no
-   * key (no kid) and verifies with none of those held: the provider may have published a new one.
-   * Resolves whether it fetched; rejects with KeysUnavailable while the provider does not answer.
-   */
+  /** For a token that names no key and verifies with none held: the provider may have published a new one. */
   async refresh(): Promise<boolean> {
     if (this.remote.coolingDown) return false;
     try {
@@ -129,10 +113,7 @@ export class ProviderKeys {
   }
 }
 
-/**
- * The answer's body as text, read as it streams and given up past `maxBytes` (the rest is not
- * read): `response.text()` would hold the whole of whatever the URL sends.
- */
+/** Reads at most `maxBytes`: `response.text()` would hold whatever the URL sends. */
 async function readCapped(response: Response, maxBytes: number): Promise<string> {
   const tooLarge = () => new Error(`the key set URL answered more than ${maxBytes} bytes`);
   if (Number(response.headers.get('content-length')) > maxBytes) {
@@ -163,7 +144,6 @@ function isTokenProblem(error: unknown): boolean {
   );
 }
 
-/** What jose takes for a JWKS: a JSON object whose `keys` is an array of objects. */
 function isKeySet(text: string): boolean {
   let json: unknown;
   try {

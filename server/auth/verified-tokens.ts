@@ -3,11 +3,8 @@ import type { AuthResult } from '../../routers/auth.js';
 type Valid = AuthResult & { status: 'valid' };
 
 /**
- * JWTs already verified, by their exact text, each until it expires or the keys it was checked
- * against may have changed (`until`), whichever is first: a client sends the same token for its
- * whole life, and this makes every use after the first a map lookup, with no promise, instead of
- * a signature check. Forgotten all at once whenever a fetch brings a key set that differs from
- * the last, so a key the provider withdraws stops counting with it. Bounded: past `max` entries, the oldest goes.
+ * Verified JWTs by exact text, until expiry or a key-set change: a client reuses its token, so later uses are a map lookup.
+ * Cleared whenever the key set changes, so a withdrawn key stops counting. Bounded: past `max`, the oldest goes.
  */
 export class VerifiedTokens {
   private readonly entries = new Map<string, { verdict: Valid; until: number }>();

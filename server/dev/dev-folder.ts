@@ -1,6 +1,4 @@
-// The development data folder (`.dev/`, or PLANT_STORE_DEV_DIR): what `npm start` and `npm run dev`
-// keep across restarts when nothing else is configured. The embedded MongoDB's data, the development
-// token, and the address of the MongoDB running on that data, for `npm run webhooks:failed`.
+// The development data folder: what `npm start` and `npm run dev` keep across restarts when nothing else is configured.
 // Plain files and no dev dependency: the service and the CLI read it only outside production.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';

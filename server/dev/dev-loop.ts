@@ -1,7 +1,5 @@
-// `npm run dev`: the service from source, restarted on every change by `tsx watch`, keeping its
-// development token and its embedded MongoDB across restarts. This process starts the MongoDB once,
-// on the development folder (.dev/, or PLANT_STORE_DEV_DIR) where it also keeps the token; the service
-// runs as a child with both in its environment. The service still logs JSON: this process prints it readably.
+// `npm run dev`: the service restarted on every change by `tsx watch`. This process starts the MongoDB once, so data and
+// token survive restarts; the service still logs JSON, and this process prints it readably.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
@@ -22,7 +20,6 @@ async function main(): Promise<void> {
   // A configuration mistake ends here, with the same message as the service's.
   const config = loadConfig(process.env);
   const folder = devFolder(config.devDir);
-  // What a signal must stop, as far as start-up got.
   const running: { mongo?: EmbeddedMongo; child?: ChildProcess; stopping: boolean } = { stopping: false };
   const stop = async (code: number) => {
     if (running.stopping) return;
@@ -87,7 +84,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The address in the service's "plant store listening on <address>" log line, if this is it. */
 function listeningAddress(line: string): string | undefined {
   try {
     const entry = JSON.parse(line) as { msg?: unknown };

@@ -8,11 +8,9 @@ import { devTokenBanner } from './token-banner.js';
 export interface RunningMongo {
   uri: string;
   description: string;
-  /** Stops a MongoDB this process started, and forgets its recorded address. */
   stop(): Promise<void>;
 }
 
-/** The embedded MongoDB, keeping its data in the development folder across restarts. */
 export async function startDevMongo(devDir: string): Promise<RunningMongo> {
   const folder = devFolder(devDir);
   const mongo = await resolveMongo({
@@ -38,7 +36,6 @@ export async function startDevMongo(devDir: string): Promise<RunningMongo> {
   return { uri: mongo.uri, description: mongo.description, stop };
 }
 
-/** The development token kept in the folder, and the banner that shows it once the service listens. */
 export async function devToken(devDir: string): Promise<{ token: string; banner: (address: string) => string }> {
   const folder = devFolder(devDir);
   const token = await keptDevToken(folder);

@@ -1,22 +1,16 @@
-// The embedded MongoDB of development and tests (never loaded in production: see mongo-source.ts).
-// It starts, through mongodb-memory-server, the first of:
-//   1. a real mongod already on this machine: MONGOMS_SYSTEM_BINARY, or one cached by an earlier
-//      download (`npm run mongod:download`);
-//   2. otherwise the project's wire-protocol emulator (tools/mongod-emulator), with one line saying so.
-// Nothing is downloaded unless asked: offline, a download attempt costs seconds of retries at every start.
+// The embedded MongoDB of development and tests: a real mongod already on this machine, else the project's wire-protocol
+// emulator. Nothing is downloaded unless asked: offline, a download attempt costs seconds of retries at every start.
 import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { DryMongoBinary, MongoBinary, MongoMemoryServer } from 'mongodb-memory-server';
 
 export interface EmbeddedMongoOptions {
   warn?: ((message: string) => void) | undefined;
-  /** The port to listen on; unset: a free one. */
   port?: number | undefined;
   /** Where the MongoDB keeps its data, kept when it stops (`npm start`, `npm run dev`); unset: a fresh, temporary database. */
   dbPath?: string | undefined;
 }
 
-/** A MongoDB this process started. */
 export interface EmbeddedMongo {
   uri: string;
   kind: 'mongod' | 'emulator';
@@ -48,7 +42,6 @@ function binaryVersion(binary: string): string | undefined {
   return /db version v?(\d+\.\d+\.\d+)/.exec(result.stdout)?.[1];
 }
 
-/** A real mongod already on this machine (MONGOMS_SYSTEM_BINARY or the download cache), without downloading. */
 async function installedMongod(): Promise<Binary | undefined> {
   const options = await DryMongoBinary.generateOptions();
   const system = options.systemBinary !== '';
@@ -58,7 +51,6 @@ async function installedMongod(): Promise<Binary | undefined> {
   return { path, version: (system ? binaryVersion(path) : undefined) ?? options.version, system };
 }
 
-/** Downloads mongod into mongodb-memory-server's cache (`npm run mongod:download`); later starts find it there. */
 export async function downloadMongod(): Promise<string> {
   const options = await DryMongoBinary.generateOptions();
   return MongoBinary.getPath(options);
@@ -85,9 +77,8 @@ async function startMemoryServer(
 ): Promise<EmbeddedMongo> {
   if (options.dbPath) await mkdir(options.dbPath, { recursive: true });
   const server = await MongoMemoryServer.create({
-    // Its own process group: a Ctrl-C in the terminal reaches the service, which drains its requests
-    // and then stops this MongoDB, rather than both at once. (mongodb-memory-server's watchdog still
-    // stops it if the service dies.)
+    // Its own process group: a Ctrl-C reaches the service, which drains its requests and then stops this MongoDB,
+    // rather than both at once.
     spawn: { detached: true },
     binary: binary.system ? { systemBinary: binary.path, version: binary.version } : { version: binary.version },
     instance: {

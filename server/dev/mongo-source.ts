@@ -1,7 +1,5 @@
-// The one place that decides which MongoDB the service and the tests use: MONGODB_URI when set,
-// otherwise the embedded MongoDB of development (embedded-mongo.ts). That module, and the
-// mongodb-memory-server dev dependency it needs, are loaded only here and only then, so a
-// production install (`npm ci --omit=dev`) runs without them.
+// The one place that picks MONGODB_URI or the embedded MongoDB, whose module and dev dependency are loaded only then,
+// so a production install (`npm ci --omit=dev`) runs without them.
 
 export type MongoSourceKind = 'uri' | 'mongod' | 'emulator';
 

@@ -1,7 +1,4 @@
-/**
- * What a development run prints about its token: the token and a ready-to-paste curl.
- * `keptIn`: the file `npm run dev` keeps it in, so that it outlives restarts.
- */
+/** `keptIn`: the file the token is kept in, so that it outlives restarts. */
 export function devTokenBanner(address: string, token: string, keptIn?: string): string {
   return [
     '',

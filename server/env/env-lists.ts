@@ -1,4 +1,3 @@
-/** The items of a comma-separated environment variable, trimmed, empty ones dropped. */
 export const listItems = (value: string): string[] =>
   value
     .split(',')

@@ -5,10 +5,7 @@ import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
 export type Transport = 'rest' | 'trpc';
 
-/**
- * What a request of the API is, as metrics label it and traces name it: its procedure (or `other`)
- * and transport, and its route template. Never the raw path, so ids cannot grow the label set.
- */
+/** How metrics label and traces name a request: never by its raw path, so ids cannot grow the label set. */
 export interface ApiOperation {
   /** `createPlant`, `listPlants`...; `other`: a path or procedure no single operation serves (unknown, or a tRPC batch). */
   readonly name: string;
@@ -21,15 +18,9 @@ export interface ApiOperation {
 export type OperationOf = (request: FastifyRequest) => ApiOperation;
 
 const OTHER = 'other';
-/** The route of the tRPC procedures, as server/routes/trpc-routes.ts declares it. */
 const TRPC_ROUTE = `${TRPC_PREFIX}/:path`;
 
-/**
- * The operations of the router, over REST (trpc-to-openapi's paths) and tRPC, told from the route
- * a request took. With the fast path an operation's REST path has a route of its own; without it,
- * and for any other path, the catch-all route serves it, and the path is matched as trpc-to-openapi
- * matches it. Both ways a request is labelled alike.
- */
+/** Told from the route a request took, so requests served by the fast path and by the catch-all are labelled alike. */
 export class ApiOperations {
   private readonly rest: readonly { operation: RestOperation; labels: ApiOperation }[];
   private readonly procedures: ReadonlyMap<string, ApiOperation>;
@@ -45,7 +36,7 @@ export class ApiOperations {
     this.procedures = new Map(names.map((name) => [name, { name, transport: 'trpc', route: `${TRPC_PREFIX}/${name}` }]));
   }
 
-  /** For a route of the API, as an onRoute hook sees it: worked out once, so that most requests cost a lookup at most. */
+  /** Worked out once per route, so most requests cost a lookup at most. */
   forRoute(route: { url: string; method: HTTPMethods | HTTPMethods[] }): OperationOf {
     if (route.url === TRPC_ROUTE)
       return (request) => this.procedures.get((request.params as { path?: string }).path ?? '') ?? this.trpcOther;
@@ -56,7 +47,7 @@ export class ApiOperations {
     return (request) => this.ofRestRequest(request);
   }
 
-  /** Any request's operation, given the URL of the route it took; undefined for a route outside the API (probes, docs) or none at all. */
+  /** Undefined for a route outside the API (probes, docs). */
   of(request: FastifyRequest, url: string | undefined): ApiOperation | undefined {
     if (url === TRPC_ROUTE) return this.procedures.get((request.params as { path?: string }).path ?? '') ?? this.trpcOther;
     if (url === '/*' || this.rest.some(({ operation }) => operation.fastifyPath === url)) return this.ofRestRequest(request);
@@ -69,7 +60,7 @@ export class ApiOperations {
   }
 }
 
-/** A HEAD is answered as the GET it stands for (server/http/head-requests.ts). */
+/** A HEAD is answered as the GET it stands for. */
 function asGet(method: HTTPMethods): HTTPMethods {
   return method === 'HEAD' ? 'GET' : method;
 }

@@ -8,16 +8,11 @@ import type { MetricsConfig } from './telemetry-config.js';
 export const METRICS_PATH = '/metrics';
 
 export interface MetricsServer {
-  /** Where Prometheus scrapes, such as `http://127.0.0.1:9464/metrics`. */
   readonly url: string;
   close(): Promise<void>;
 }
 
-/**
- * The metrics listener: `GET /metrics` in Prometheus's text format, on METRICS_HOST:METRICS_PORT,
- * apart from the API so that a public load balancer in front of the API never exposes it. Plain
- * node:http: one route, no body to read, nothing of the API's hooks.
- */
+/** A listener apart from the API, so a public load balancer in front of the API never exposes it. */
 export async function listenForScrapes(registry: Registry, { host, port }: MetricsConfig, log: FastifyBaseLogger): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     answer(registry, request, response).catch((error: unknown) => {

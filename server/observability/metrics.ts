@@ -16,7 +16,6 @@ const REQUEST_LABELS = ['operation', 'transport', 'status_code'] as const;
 
 const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
-/** The two series one request moves, for one operation and status. */
 interface RequestSeries {
   count: Counter.Internal;
   seconds: Histogram.Internal<(typeof REQUEST_LABELS)[number]>;
@@ -32,12 +31,7 @@ interface PoolCounts {
   checkedIn: number;
 }
 
-/**
- * The service's Prometheus metrics (prom-client), in a registry of its own: API requests by
- * operation, transport and status; MongoDB commands and connection pools; webhook deliveries and
- * backlog; and prom-client's process metrics (CPU, heap, event-loop lag, GC). Loaded only when
- * METRICS_PORT is set; served by metrics-server.ts. What each one means: docs/observability.md.
- */
+/** The service's Prometheus metrics, in a registry of their own; loaded only when METRICS_PORT is set. */
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({
@@ -87,11 +81,7 @@ export class ServiceMetrics {
     });
   }
 
-  /**
-   * Counts and times every request the routes of `api` answer (the plant API's REST and tRPC
-   * routes, whichever adapters serve them), in an onResponse hook of their context. Requests
-   * answered by other routes (probes, docs) are not counted.
-   */
+  /** Counts only the API's routes, whichever adapters serve them; probes and docs are not counted. */
   countRequests(api: FastifyInstance, operations: ApiOperations): void {
     // How each route tells its requests' operation, worked out at its first request.
     const byRoute = new Map<string, OperationOf>();
@@ -193,11 +183,7 @@ export class ServiceMetrics {
     });
   }
 
-  /**
-   * The backlog gauges, read from MongoDB when scraped: one read at a time, however many scrapes
-   * come at once. Unknown (NaN) when MongoDB does not answer within MONGODB_TIMEOUT_MS; the outage
-   * is logged as any other (server/db/mongo-database.ts).
-   */
+  /** Read from MongoDB when scraped, one read at a time however many scrapes come; NaN when MongoDB does not answer. */
   private watchBacklog(read: () => Promise<WebhookBacklog>): void {
     let reading: Promise<WebhookBacklog | undefined> | undefined;
     const backlog = () =>

@@ -3,22 +3,15 @@ import { z } from 'zod';
 /** Prometheus metrics: a listener of their own, never on the API's port. Unset METRICS_PORT: none. */
 export interface MetricsConfig {
   host: string;
-  /** `0`: any free port (the start-up log names it). */
   port: number;
 }
 
-/**
- * OpenTelemetry tracing, on when an OTLP endpoint or a trace exporter is set. The SDK reads its
- * own standard OTEL_* variables (endpoint, headers, protocol, sampler, propagators, resource...);
- * these are checked here first, so that a mistake stops the service with a message rather than
- * leaving it untraced.
- */
+/** OpenTelemetry tracing. The SDK reads its own OTEL_* variables; they are checked here first, so a mistake stops the service. */
 export interface TracingConfig {
   /** OTEL_SERVICE_NAME, else `plant-store` (unless OTEL_RESOURCE_ATTRIBUTES names the service). */
   serviceName: string | undefined;
 }
 
-/** The trace exporters, protocols and samplers of the SDK (@opentelemetry/sdk-node). */
 const EXPORTERS = ['otlp', 'console', 'zipkin', 'none'] as const;
 const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 const SAMPLERS = [
@@ -34,7 +27,7 @@ const DEFAULT_SERVICE_NAME = 'plant-store';
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318' }).optional();
 const oneOf = (values: readonly string[]) => z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional();
 
-/** The variables, for server/config.ts's schema. */
+/** The variables, for the config schema. */
 export const telemetryEnv = {
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).optional(),

@@ -1,7 +1,4 @@
-/**
- * The one door to metrics and traces. Each is loaded (prom-client, the OpenTelemetry SDK) only
- * when configured: unset, nothing of them is imported and no hook of theirs runs on any request.
- */
+/** Metrics and traces are each loaded only when configured: unset, nothing of them is imported or runs per request. */
 import type { AppRouter } from '../../routers/app.js';
 import type { ApiOperations } from './api-operations.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -16,11 +13,7 @@ export interface Telemetry {
   operations: ApiOperations | undefined;
 }
 
-/**
- * Starts OpenTelemetry's SDK for this process, once, when tracing is configured. Call it before
- * anything imports the MongoDB driver, so that its instrumentation can patch it (server/main.ts);
- * `warn` says what OpenTelemetry warns of, such as a collector it cannot reach.
- */
+/** Must run before anything imports the MongoDB driver, so that its instrumentation can patch it. */
 export async function startTracing(
   config: TracingConfig | undefined,
   warn: (message: string) => void = console.warn,
@@ -30,7 +23,6 @@ export async function startTracing(
   return startTracingSdk(config, warn);
 }
 
-/** What an app needs of metrics and traces, loaded as configured (the SDK started here if it was not yet). */
 export async function loadTelemetry(
   config: { metrics: MetricsConfig | undefined; tracing: TracingConfig | undefined },
   router: AppRouter,

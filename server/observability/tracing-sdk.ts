@@ -5,14 +5,13 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TracingConfig } from './telemetry-config.js';
 
-/** The process's tracing: the SDK, and Fastify's instrumentation for apps to register (tracing.ts). */
+/** The process's tracing: the SDK, and Fastify's instrumentation for apps to register. */
 export interface TracingSdk {
   readonly fastify: FastifyOtelInstrumentation;
-  /** Sends the spans still buffered, then stops. */
   shutdown(): Promise<void>;
 }
 
-/** Where an app keeps the function that names its request spans (tracing.ts decorates the app with it). */
+/** Where an app keeps the function that names its request spans. */
 export const NAME_SPAN = Symbol('name the request span');
 export type NameSpan = (span: Span, request: FastifyRequest) => void;
 
@@ -24,19 +23,15 @@ const WARN_EVERY_MS = 30_000;
 let running: TracingSdk | undefined;
 
 /**
- * Starts OpenTelemetry's Node SDK once per process, configured by the standard OTEL_* variables
- * (exporter, endpoint, protocol, sampler, propagators, resource), with two instrumentations:
- * Fastify's official one and the MongoDB driver's. The MongoDB one patches the driver as it is
- * loaded, so this must run before anything imports `mongodb` (server/main.ts sees to it).
- *
- * Metrics go to Prometheus (metrics.ts) and logs to stdout, so the SDK exports neither.
+ * The MongoDB instrumentation patches the driver as it loads, so this must run before anything imports `mongodb`.
+ * Metrics go to Prometheus and logs to stdout, so the SDK exports neither.
  */
 export function startTracingSdk(config: TracingConfig, warn: (message: string) => void): TracingSdk {
   if (running) return running;
   // OpenTelemetry says nothing by default, even when no span can be exported; OTEL_LOG_LEVEL still wins.
   diag.setLogger(throttledLogger(warn), DiagLogLevel.WARN);
   const fastify = new FastifyOtelInstrumentation({
-    // One span per request, named in tracing.ts; no span per hook or handler.
+    // One span per request; no span per hook or handler.
     instrumentHooks: false,
     instrumentHandler: false,
     ignorePaths: ({ url }) => UNTRACED_PATHS.has(url.split('?', 1)[0] ?? ''),

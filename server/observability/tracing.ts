@@ -22,23 +22,13 @@ import { NAME_SPAN, type NameSpan, type TracingSdk } from './tracing-sdk.js';
 /** The stored trace context is W3C's, whatever propagators the deployment uses for HTTP. */
 const W3C = new W3CTraceContextPropagator();
 
-/**
- * The service's traces, on top of the SDK (tracing-sdk.ts): one server span per request, named
- * after its route template (`POST /plants`, `GET /trpc/getPlant`) with the MongoDB commands it
- * runs as children and the caller's `traceparent` continued; the trace context of each create
- * kept with its webhook event; and one client span per webhook delivery attempt, linked to that
- * create's span, whose `traceparent` the receiver gets.
- */
+/** Continues the caller's `traceparent`; each webhook attempt's span links to the create that recorded the event. */
 export class AppTracing {
   private readonly tracer = trace.getTracer('plant-store');
 
   constructor(private readonly sdk: TracingSdk) {}
 
-  /**
-   * Registers Fastify's instrumentation on the app, before any other hook. Each handler runs in
-   * its request's context, so what it calls (the store, the MongoDB driver) makes child spans of
-   * the request's.
-   */
+  /** Before any other hook, so each handler runs in its request's context and its MongoDB calls make child spans. */
   async instrument(app: FastifyInstance, operations: ApiOperations): Promise<void> {
     await app.register(this.sdk.fastify.plugin());
     const nameSpan: NameSpan = (span, request) => {

@@ -1,7 +1,6 @@
 // Swagger UI plugins for /docs. They reach the page through `uiConfig`, which writes each function out as its
 // source text, so each is self-contained: it uses nothing of this module but type declarations.
 
-/** The page's Swagger UI bundle, a global there. */
 declare const SwaggerUIBundle: { plugins: { DownloadUrl: (system: unknown) => object } };
 
 interface ReactLike {
@@ -19,12 +18,7 @@ export function downloadUrl(system: unknown): object {
   return SwaggerUIBundle.plugins.DownloadUrl(system);
 }
 
-/**
- * Shows JSON answers with every number as the service wrote it. Swagger UI pretty-prints an answer by
- * `JSON.parse` and `JSON.stringify`, which rounds an id beyond 2^53 to another plant's. Here each number is
- * kept as its source text (`JSON.parse`'s source access and `JSON.rawJSON`); a browser without them gets
- * Swagger UI's own rendering.
- */
+/** Shows JSON numbers as written: Swagger UI's pretty-print would round an id beyond 2^53 to another plant's. */
 export function exactJsonResponses(): object {
   const rawJSON = (JSON as JSON & { rawJSON?: (text: string) => unknown }).rawJSON;
   const exactly = (text: string): string =>

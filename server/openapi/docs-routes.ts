@@ -6,10 +6,7 @@ import { downloadUrl, exactJsonResponses } from './docs-plugins.js';
 
 export const DOCS_PREFIX = '/docs';
 
-/**
- * Swagger UI's assets all come from this server; the browser is told to load nothing from
- * elsewhere, so a CDN cannot creep in. Inline styles are allowed because Swagger UI sets some.
- */
+/** Every asset comes from this server, so a CDN cannot creep in; inline styles because Swagger UI sets some. */
 const DOCS_CSP = [
   "default-src 'self'",
   "script-src 'self'",
@@ -22,13 +19,7 @@ const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/**
- * The interactive API reference at /docs (Swagger UI), built from the same OpenAPI document as
- * /openapi.json. Reading it needs no token; "Try it out" sends the bearer token the reader
- * enters under Authorize. Registered in a context of its own, so the `swagger` decorator and
- * the CSP header stay with these routes; failures and unknown paths under /docs still reach the
- * app's error and not-found handlers, which answer the one `Error` shape.
- */
+/** A context of its own, so the `swagger` decorator and the CSP header stay with these routes. */
 export async function registerDocsRoutes(app: FastifyInstance, { document }: { document: OpenAPIObject }) {
   await app.register(async (docs) => {
     await docs.register(swagger, { mode: 'static', specification: { document: asStaticDocument(document) } });

@@ -25,26 +25,8 @@ const HTTP_LAYER_RESPONSES: Record<keyof typeof HTTP_LAYER_EXAMPLES, string> = {
 };
 
 /**
- * The OpenAPI document, generated from the router by trpc-to-openapi, then completed with what
- * the service really answers:
- * - every failure with the interface's one `Error` schema (trpc-to-openapi documents an error
- *   envelope of its own, which this service does not send), including the HTTP layer's 408,
- *   429 and 431;
- * - 204 with no body for an operation that answers nothing;
- * - the scope each operation needs (its procedure's meta), in its description and its
- *   `x-required-scopes`, with its 403 (a bearer scheme's requirement lists no scopes);
- * - examples for every int64 path parameter, one beyond 2^53;
- * - the headers: `X-Request-Id` on every answer, `WWW-Authenticate` on 401 and 403,
- *   `Retry-After` on 429 and 503, `Link` on a page;
- * - an example for every status of every operation, from schemas/examples.ts;
- * - the conditional requests each operation declares: `If-Match` and `If-None-Match` as header
- *   parameters (not as the body's `ifMatch` that /trpc takes), `ETag` on its answers, 304;
- * - the new-plant webhook, in the `webhooks` section;
- * - the exact bounds of int64 fields.
- *
- * The server URL is relative (`/`): the configured host and port are often not where a client
- * reaches the service (0.0.0.0, port 0, a proxy in front), and a relative URL resolves against
- * wherever the document was fetched from, which is also what Swagger UI at /docs needs.
+ * Completes trpc-to-openapi's document with what the service really answers. The server URL is relative: the
+ * configured host and port are often not where a client reaches the service.
  */
 export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
@@ -102,7 +84,6 @@ const BEARER_AUTH = {
     '(AUTH_JWKS_URL), whose `scope` or `scp` claim grants the scopes each operation names.',
 } as const;
 
-/** What each procedure's meta declares, by its operation id. */
 function declarationsOf(router: AppRouter): Map<string, ProcedureMeta> {
   return new Map(
     procedureEntries<ProcedureMeta>(router).flatMap(({ meta }) => {
@@ -112,7 +93,6 @@ function declarationsOf(router: AppRouter): Map<string, ProcedureMeta> {
   );
 }
 
-/** The example of each documented status, success and failures alike. */
 function examplesOf({ success, errors }: OperationAnswers, conditional: ConditionalRequests | undefined): Record<string, OperationExample> {
   const failures = Object.entries(errors).map(([status, answer]) => [status, answer.example] as const);
   const notModified = conditional?.ifNoneMatch ? [['304', conditional.ifNoneMatch.example] as const] : [];
@@ -163,10 +143,7 @@ function requireScope(operation: OpenApiOperation, scope: Scope | undefined): vo
     `${operation.description ?? ''} Needs a token granting the scope \`${scope}\` (every static token does).`.trimStart();
 }
 
-/**
- * trpc-to-openapi writes each request body schema inline. Where it is exactly a named component
- * (`NewPlant`), point to that instead, so the document names its shapes as the interface does.
- */
+/** Where a request body is exactly a named component, point to it, so the document names its shapes as the interface does. */
 function referToNamedRequestSchema(operation: OpenApiOperation, components: Record<string, unknown>): void {
   for (const media of Object.values(operation.requestBody?.content ?? {})) {
     const name = Object.keys(components).find((key) => isDeepStrictEqual(components[key], media?.schema));
@@ -191,7 +168,6 @@ function addIdParameterExamples(operation: OpenApiOperation): void {
 
 const TAG_DESCRIPTIONS: Record<string, string> = { plants: 'The plants in the store: create, list, read and delete them' };
 
-/** Every tag an operation carries, declared at the top level with its description. */
 function declaredTags(operations: OpenApiOperation[]): { name: string; description?: string }[] {
   const names = [...new Set(operations.flatMap((operation) => operation.tags ?? []))];
   return names.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] === undefined ? {} : { description: TAG_DESCRIPTIONS[name] }) }));
@@ -205,10 +181,7 @@ function answerNothingWith204(operation: OpenApiOperation): void {
   operation.responses['204'] = { description: success.description };
 }
 
-/**
- * zod's JSON Schema output cannot hold a bigint, so int64 fields come out of the generator with
- * their type and format only; their bounds are added here, exactly.
- */
+/** zod's JSON Schema output cannot hold a bigint, so int64 bounds are added here, exactly. */
 function addInt64Bounds(node: unknown): void {
   if (typeof node !== 'object' || node === null) return;
   const schema = node as Record<string, unknown>;

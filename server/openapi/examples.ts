@@ -11,12 +11,7 @@ interface ExampleObject {
   value: unknown;
 }
 
-/**
- * Puts each status's example on its response, with the request that produced it in words (a
- * response with no body, 204, gets the words in its description), and the headers an example
- * shows on the response's documented headers. Each distinct, short JSON request body goes on
- * the request body too, where Swagger UI offers it in a drop-down to try out, except a 400's.
- */
+/** Short request bodies also go on the request body, where Swagger UI offers them to try, except a 400's. */
 export function addExamples(
   operation: OpenApiOperation,
   examples: Record<string, OperationExample>,

@@ -36,7 +36,7 @@ export interface PlantDocument {
   createdAt: Date;
   /** How many effective changes the plant has had; absent until the first (and on plants stored before it was kept). */
   revision?: number;
-  /** The new-plant event, written by the same insert (server/webhooks/webhook-record.ts); absent without WEBHOOK_URLS. */
+  /** The new-plant event, written by the same insert; absent without WEBHOOK_URLS. */
   webhook?: WebhookRecord;
 }
 
@@ -51,10 +51,7 @@ export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_id' } as const;
 export class MongoPlantStore implements PlantStore {
   private readonly plants: Collection<PlantDocument>;
 
-  /**
-   * `guard`, when given, bounds each operation by its deadline and hears of each outage
-   * (server/db/mongo-database.ts); without it, the client's own timeouts apply.
-   */
+  /** `guard` bounds each operation by its deadline and hears of each outage; without it, the client's own timeouts apply. */
   constructor(
     private readonly db: Db,
     writeConcern: WriteConcernSettings,
@@ -149,10 +146,8 @@ export class MongoPlantStore implements PlantStore {
   }
 
   /**
-   * Read, then write only if the plant is still as read: the write's filter holds the read
-   * revision, name and tag, so a change or delete in between makes it match nothing, and the
-   * plant is read again. The conditions (If-Match, no change at all) are judged on what was read,
-   * so exactly one of several writers conditioned on the same entity tag succeeds.
+   * The write's filter holds the revision, name and tag as read, so a change in between makes it match nothing and the
+   * plant is read again: exactly one of several writers conditioned on the same entity tag succeeds.
    */
   async update(id: Int64, patch: PlantPatch, ifMatch?: EntityTagCondition): Promise<Revised<StoredPlant>> {
     const signal = this.guard?.signal();

@@ -32,11 +32,7 @@ function conditionsOf({ headers, method }: FastifyRequest): RequestConditions | 
   return ifMatch === undefined && ifNoneMatch === undefined ? undefined : { ifMatch, ifNoneMatch };
 }
 
-/**
- * The plant API: one router served as REST and over /trpc, by the fast path or the stock
- * adapters (chosen here, once). The failed-authentication limit and the request metrics guard only
- * these routes, the ones that need a token.
- */
+/** The plant API, as REST and over /trpc; the failed-authentication limit and request metrics guard only these routes. */
 export const apiPlugin = fp<ApiOptions>(
   async (app, options) => {
     const contextOf = createContextFactory({ store: app.plantStore, verifyToken: app.verifyToken });

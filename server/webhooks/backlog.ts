@@ -3,19 +3,13 @@ import type { EventDocument } from './delivery-worker.js';
 
 /** Where the deliveries stand, shared by every instance on the same MongoDB. */
 export interface WebhookBacklog {
-  /** Events due now: waiting for an instance to claim them. */
   due: number;
-  /** When the event that has waited longest fell due; undefined when none is due. */
   oldestDueAt: Date | undefined;
-  /** Events with a delivery given up on and not replayed (`npm run webhooks:failed` lists them). */
+  /** Events with a delivery given up on and not replayed. */
   failed: number;
 }
 
-/**
- * Reads the backlog with three small queries, each on a sparse index that holds only the events
- * it counts (webhook-record.ts): the due ones through `webhook.dueAt`, the failed ones through
- * the deliveries' `failedAt`. `signal` bounds them (MONGODB_TIMEOUT_MS).
- */
+/** Three small queries, each on a sparse index that holds only the events it counts. */
 export async function readBacklog(plants: Collection<EventDocument>, signal: AbortSignal, now = new Date()): Promise<WebhookBacklog> {
   const due = { 'webhook.dueAt': { $lte: now } };
   const [dueCount, oldest, failed] = await Promise.all([

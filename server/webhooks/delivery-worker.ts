@@ -21,36 +21,29 @@ export interface DeliveryWorkerOptions {
   leaseMs: number;
   /** How often an idle worker looks for events other instances recorded, and for leases that ran out. */
   pollMs: number;
-  /** Events worked on at once by this instance. */
   concurrency: number;
   /** At shutdown, how long attempts in flight may take before they are abandoned and released. */
   finishWithinMs: number;
-  /** Who watches the attempts (server/observability): none when neither metrics nor traces are on. */
+  /** Who watches the attempts: none when neither metrics nor traces are on. */
   observers?: DeliveryObservers | undefined;
 }
 
-/** How an attempt left its delivery: delivered, due to be tried again, or failed for good. */
 export type AttemptResult = 'delivered' | 'retry' | 'failed';
 
-/** One attempt, as its observers see it. */
 export interface ObservedAttempt {
   url: string;
   webhookId: string;
-  /** This attempt's number, from 1. */
   attempt: number;
   /** The trace context of the create that recorded the event, when it was traced. */
   traceparent: string | undefined;
 }
 
-/** What watches the deliveries: each part optional. */
 export interface DeliveryObservers {
   /** Runs an attempt (`send`, which takes headers to add to the request, such as a trace context) and answers its outcome. */
   aroundAttempt?(attempt: ObservedAttempt, send: (headers: Record<string, string>) => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
-  /** Hears how each attempt left its delivery. */
   counted?(result: AttemptResult): void;
 }
 
-/** A plant document with its event, as the worker reads it. */
 export type EventDocument = PlantAsRead & { webhook: WebhookRecord };
 
 interface Claim {
@@ -67,24 +60,16 @@ interface HeldLease {
   endsAt: number;
 }
 
-/** The pause before an outcome MongoDB did not acknowledge is written again. */
 const RECORD_RETRY_MS = 100;
 
-/** A `$set`/`$unset` pair, merged before it is written. */
 interface FieldChanges {
   $set: Record<string, unknown>;
   $unset: Record<string, ''>;
 }
 
 /**
- * Delivers the recorded new-plant events, driven from MongoDB. It claims one due event at a time
- * (`findOneAndUpdate` moving `webhook.dueAt` a lease ahead and stamping it with a token), sends
- * its due deliveries, writes each outcome back under that token, and releases the event with the
- * due time of its next retry. While it works on the event it renews the lease, and writes an
- * outcome MongoDB did not acknowledge again, so a slow attempt or a slow MongoDB does not let
- * another instance repeat a delivery that was made. Instances sharing a MongoDB share the work;
- * a claim whose instance died (or could not reach MongoDB for a whole lease) falls due again when
- * its lease runs out.
+ * Delivers recorded events, driven from MongoDB: claims one due event at a time under a lease and a token, renewing the
+ * lease while it works, so a slow attempt does not let another instance repeat a delivery; a dead instance's claim lapses.
  */
 export class DeliveryWorker {
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -100,7 +85,7 @@ export class DeliveryWorker {
   /** The earliest due time this worker set itself: it wakes for it rather than the next poll. */
   private nextDueAt = Number.POSITIVE_INFINITY;
 
-  /** `guard`: the deadline of each MongoDB operation, and where an outage is told (server/db/mongo-database.ts). */
+  /** `guard`: the deadline of each MongoDB operation, and where an outage is told. */
   constructor(
     private readonly plants: Collection<EventDocument>,
     private readonly options: DeliveryWorkerOptions,
@@ -156,7 +141,6 @@ export class DeliveryWorker {
     }
   }
 
-  /** Until a nudge, a free slot when all are busy, this worker's next due time, or the poll interval. */
   private async sleep(forMs?: number): Promise<void> {
     if (this.stopping || (this.nudged && forMs === undefined)) return;
     const full = this.inFlight.size >= this.options.concurrency;
@@ -171,11 +155,7 @@ export class DeliveryWorker {
     this.wakeUp = undefined;
   }
 
-  /**
-   * Once MongoDB can be reached. An index it refuses (one of the same name or keys with other
-   * options, say) is logged and left: claims, and the metrics' count of failed events, still
-   * work, by scanning the collection.
-   */
+  /** An index MongoDB refuses is logged and left: claims still work, by scanning the collection. */
   private async ensureIndex(): Promise<void> {
     if (this.indexed) return;
     const indexes = [
@@ -227,7 +207,6 @@ export class DeliveryWorker {
     this.inFlight.add(tracked);
   }
 
-  /** Sends every due delivery of a claimed event at once; records each outcome as it comes, the last with the release. */
   private async deliver(claim: Claim): Promise<void> {
     const lease: HeldLease = { document: claim.document, token: claim.token, endsAt: claim.claimedAt + this.options.leaseMs };
     const renewal = setInterval(() => void this.renew(lease), this.options.leaseMs / 3);
@@ -260,7 +239,6 @@ export class DeliveryWorker {
     );
   }
 
-  /** One attempt at a delivery, through the observers that watch attempts, if any. */
   private attempt(delivery: WebhookDelivery, body: string, traceparent: string | undefined): Promise<AttemptOutcome> {
     const { secret, timeoutMs, observers } = this.options;
     const send = (headers?: Record<string, string>) =>
@@ -269,7 +247,6 @@ export class DeliveryWorker {
     return observers.aroundAttempt({ url: delivery.url, webhookId: delivery.id, attempt: delivery.attempts + 1, traceparent }, send);
   }
 
-  /** Updates `delivery` with an attempt's outcome and says what to write; logs what a person should know. */
   private apply(outcome: AttemptOutcome, delivery: WebhookDelivery, index: number, document: EventDocument): FieldChanges {
     const changes: FieldChanges = { $set: {}, $unset: {} };
     if (outcome.kind === 'abandoned') return changes;
@@ -314,7 +291,6 @@ export class DeliveryWorker {
     return { $set: { 'webhook.dueAt': new Date(dueAt) }, $unset: { 'webhook.lease': '' } };
   }
 
-  /** Moves the lease's end a whole lease ahead, while this claim still holds it. */
   private async renew(lease: HeldLease): Promise<void> {
     const sentAt = Date.now();
     try {
@@ -327,10 +303,8 @@ export class DeliveryWorker {
   }
 
   /**
-   * Writes under the claim's token, so an instance whose lease ran out cannot overwrite the next
-   * one's work. A write MongoDB did not acknowledge is sent again while the lease holds: the
-   * receiver has the attempt, and an outcome left unrecorded would have it repeated by whichever
-   * instance claims the event next. Writing it again is safe: it sets the same values.
+   * Conditional on the claim's token, so an instance whose lease ran out cannot overwrite the next one's work. An
+   * unacknowledged write is sent again while the lease holds, lest the next claimant repeat the attempt; it sets the same values.
    */
   private async write(lease: HeldLease, changes: FieldChanges): Promise<void> {
     const update: UpdateFilter<EventDocument> = {};

@@ -2,7 +2,6 @@ import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import type { EventDocument } from './delivery-worker.js';
 import { idDigits } from './event-body.js';
 
-/** A delivery given up on, as `npm run webhooks:failed` lists it. */
 export interface FailedDelivery {
   plantId: string;
   webhookId: string;
@@ -32,9 +31,8 @@ export async function listFailed(plants: Collection<EventDocument>, webhookId?: 
 }
 
 /**
- * Makes failed deliveries pending again, due now, with their attempts counted from zero and the
- * same webhook-id (so a receiver that did get one can tell). An event an instance holds a claim on
- * is skipped (`busy`): its release would not know of the replay. Run it again for those.
+ * Replays keep the same webhook-id, so a receiver that did get one can tell. Events under a claim are skipped (`busy`):
+ * the claim's release would not know of the replay.
  */
 export async function replayFailed(plants: Collection<EventDocument>, webhookId?: string): Promise<{ replayed: number; busy: number }> {
   const documents = await plants.find(FAILED, { projection: { webhook: 1 } }).toArray();

@@ -1,9 +1,6 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
 
-/**
- * The new-plant webhook in the OpenAPI document (3.1 `webhooks`, under the interface's name
- * `/plant/webhook`): what a subscriber receives, how to check its signature, and what to answer.
- */
+/** The new-plant webhook as an OpenAPI 3.1 `webhooks` entry: what a subscriber receives and what to answer. */
 export function addNewPlantWebhook(document: OpenAPIObject): void {
   document.webhooks = {
     ...document.webhooks,

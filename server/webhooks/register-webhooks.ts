@@ -13,9 +13,8 @@ export interface EventRecorder {
   traceparent?: (() => string | undefined) | undefined;
 }
 
-/** What watches the webhooks (server/observability), each part optional: the attempts, the trace context of new events, the backlog. */
+/** What watches the webhooks, each part optional: the attempts, the trace context of new events, the backlog. */
 export interface WebhookObservers extends DeliveryObservers {
-  /** The trace context to record with a new event (the create's), or undefined. */
   traceparent?: (() => string | undefined) | undefined;
   /** Given the reader of the backlog, which the metrics call when they are scraped. */
   backlog?(read: () => Promise<WebhookBacklog>): void;
@@ -25,11 +24,7 @@ const POLL_MS = 1_000;
 const CONCURRENCY = 16;
 const FINISH_WITHIN_MS = 2_000;
 
-/**
- * Runs this instance's webhook delivery worker with the app (started once it is ready, stopped
- * when it closes, before the MongoClient closes: Fastify runs onClose hooks last-added first), when
- * WEBHOOK_SECRET is set. Answers the recorder for the store when WEBHOOK_URLS is set too.
- */
+/** Stopped on close before the MongoClient closes (Fastify runs onClose hooks last-added first). */
 export function registerWebhooks(
   app: FastifyInstance,
   {

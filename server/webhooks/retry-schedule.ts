@@ -1,10 +1,8 @@
 import { MAX_RETRY_DELAY_MS } from './webhook-config.js';
 
 /**
- * How long to wait after the `failedAttempts`-th failure: `baseMs` doubled for each attempt
- * after the first, capped at one hour, then "equal jitter" (somewhere between half and all of
- * it) so that events that failed together do not all come back at the same moment.
- * A receiver's `Retry-After` is honoured when it asks for longer, still within the hour.
+ * Exponential backoff capped at one hour, with "equal jitter" so that events that failed together do not all come back
+ * at once. A longer `Retry-After` from the receiver is honoured, still within the hour.
  */
 export function retryDelayMs(failedAttempts: number, baseMs: number, retryAfterMs = 0, random: () => number = Math.random): number {
   const full = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.max(0, failedAttempts - 1));

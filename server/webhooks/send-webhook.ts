@@ -3,9 +3,7 @@ import { signWebhook } from './signing.js';
 import type { WebhookSecret } from './webhook-config.js';
 import { parseRetryAfter } from './retry-schedule.js';
 
-/** What one attempt came to. */
 export type AttemptOutcome =
-  /** Any 2xx. */
   | { kind: 'delivered'; status: number }
   /** 410 Gone: the receiver asks not to be sent this again; no further attempts. */
   | { kind: 'gone'; status: 410; error: string }
@@ -20,9 +18,7 @@ export interface Attempt {
   body: string;
   secret: WebhookSecret;
   timeoutMs: number;
-  /** Aborted when the instance shuts down. */
   shutdown: AbortSignal;
-  /** More headers to send, such as the trace context (`traceparent`). */
   headers?: Record<string, string> | undefined;
 }
 

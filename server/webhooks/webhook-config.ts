@@ -1,17 +1,14 @@
 import { inspect } from 'node:util';
 import { z } from 'zod';
 
-/** The webhook settings, validated once at start-up (server/config.ts) and passed down. */
+/** The webhook settings, validated once at start-up and passed down. */
 export interface WebhookConfig {
   /** Where each new plant's event goes. Empty: no events are recorded. */
   urls: string[];
   /** The signing keys. Unset: this instance delivers nothing (and records nothing: URLs need it). */
   secret: WebhookSecret | undefined;
-  /** The first retry waits about this long; each further one twice as long, up to an hour. */
   retryBaseMs: number;
-  /** Attempts per event and URL before it is marked failed. */
   maxAttempts: number;
-  /** How long one attempt waits for the receiver's answer. */
   timeoutMs: number;
 }
 
@@ -21,12 +18,7 @@ const MIN_SECRET_BYTES = 24;
 const MAX_SECRET_BYTES = 64;
 export const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 
-/**
- * WEBHOOK_SECRET: one Standard Webhooks secret, `whsec_` and the base64 of the key, or several
- * separated by spaces while receivers move from one to the next (each event is signed with each).
- * Only the decoded keys are kept, and they never print: a config object that reaches a log shows
- * `[webhook secret]`.
- */
+/** Several secrets while receivers move from one to the next. Only decoded keys are kept, and they never print. */
 export class WebhookSecret {
   readonly #keys: readonly Buffer[];
 
@@ -41,7 +33,6 @@ export class WebhookSecret {
     return invalid === -1 ? new WebhookSecret(keys as Buffer[]) : { invalid: invalid + 1 };
   }
 
-  /** The keys, in the order given: each signs every event. */
   get keys(): readonly Buffer[] {
     return this.#keys;
   }
@@ -79,9 +70,8 @@ export const webhookSecret = z
   });
 
 /**
- * WEBHOOK_URLS, once split: each an http(s) URL without credentials, none twice. A URL's
- * `user:password@` is refused rather than sent as Basic auth: the URL is stored with every event
- * (and fetch refuses such URLs), while the webhook-signature header already proves the sender.
+ * A URL's `user:password@` is refused rather than sent as Basic auth: the URL is stored with every event, and the
+ * webhook-signature header already proves the sender.
  */
 export function checkWebhookUrls(urls: string[], context: z.RefinementCtx<string[]>): void {
   // By position, not by value: a URL can carry a receiver's token.
@@ -108,7 +98,6 @@ function hasCredentials(text: string): boolean {
   return username !== '' || password !== '';
 }
 
-/** The problem with a valid-looking combination of settings, if any. */
 export function webhookConfigProblem(config: Pick<WebhookConfig, 'urls' | 'secret'>): string | undefined {
   return config.urls.length > 0 && config.secret === undefined ? 'WEBHOOK_SECRET must be set when WEBHOOK_URLS is set' : undefined;
 }
