@@ -144,9 +144,10 @@ describe('300 connections that pipeline and never read, with the default limits'
       let peakRss = baselineRss;
       const probes: { status: number | undefined; ms: number }[] = [];
       const watching = new AbortController();
-      // Probes from the start until the connections are gone, and for at least 5 s.
+      // Probes from the start until the connections are gone, for at least 5 s and at least 6 probes
+      // (a probe waiting behind the pages already asked for takes seconds of that).
       const watch = (async () => {
-        while (!watching.signal.aborted || performance.now() - started < 5_000) {
+        while (!watching.signal.aborted || performance.now() - started < 5_000 || probes.length < 6) {
           peakRss = Math.max(peakRss, rssBytes(service.pid));
           probes.push(await probe(service.url));
           await new Promise((resolve) => setTimeout(resolve, 250));
