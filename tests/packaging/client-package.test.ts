@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { documentText } from '../helpers/readme.js';
 import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd, type Command } from '../helpers/processes.js';
+import { writeStrictTsconfig } from '../helpers/strict-tsconfig.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 const TOKEN = 'client-package-token';
@@ -107,20 +108,7 @@ describe('the client package, packed and installed in a strict TypeScript app wi
     app = await mkdtemp(join(tmpdir(), 'plant-store-client-app-'));
     [clientTarball, rootTarball] = await Promise.all([pack(app, '@plant-store/client'), pack(app)]);
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'plant-client-app', private: true, type: 'module' }));
-    await writeFile(
-      join(app, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          types: ['node'],
-          outDir: 'out',
-        },
-        include: ['src'],
-      }),
-    );
+    await writeStrictTsconfig(app, ['src'], { outDir: 'out' });
     await mkdir(join(app, 'src'));
     await runToEnd(
       'npm',

@@ -14,6 +14,7 @@ import { postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/ap
 import { documentBlocks, documentedOutput, documentText } from '../helpers/readme.js';
 import { webhookEnv } from '../helpers/webhooks.js';
 import { killIfRunning, PROJECT_ROOT, run, runToEnd, type Command } from '../helpers/processes.js';
+import { writeStrictTsconfig } from '../helpers/strict-tsconfig.js';
 
 const PAGE = 'docs/clients.md';
 const TYPES = 'plant-store-types.ts';
@@ -106,23 +107,12 @@ describe('the REST client and webhook receiver of docs/clients.md, set up and ru
     const shell = (command: string) => ['-c', command];
     await Promise.all([...programs].map(([name, { text }]) => writeFile(join(dir, name), text)));
     await runToEnd('bash', shell(programs.get(TYPES)?.command ?? ''), { cwd: dir, env });
-    await writeFile(
-      join(dir, 'tsconfig.json'),
-      // The reader's folder needs none; this check does. skipLibCheck: openapi-typescript's own declarations name packages it does not install.
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          skipLibCheck: true,
-          noEmit: true,
-          types: ['node'],
-          typeRoots: [join(PROJECT_ROOT, 'node_modules', '@types')],
-        },
-        include: ['*.ts'],
-      }),
-    );
+    // The reader's folder needs none; this check does. skipLibCheck: openapi-typescript's own declarations name packages it does not install.
+    await writeStrictTsconfig(dir, ['*.ts'], {
+      skipLibCheck: true,
+      noEmit: true,
+      typeRoots: [join(PROJECT_ROOT, 'node_modules', '@types')],
+    });
     await runToEnd(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: dir });
 
     receiver = run('bash', shell(programs.get(RECEIVER)?.command ?? ''), { cwd: dir, env });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testMongoUri, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { documentBlocks, documentedOutput, documentText } from '../helpers/readme.js';
 import { PROJECT_ROOT, run, runToEnd } from '../helpers/processes.js';
+import { writeStrictTsconfig } from '../helpers/strict-tsconfig.js';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline'];
 /** The fast path, a workspace package, travels in the tarball as a bundled dependency. */
@@ -48,21 +49,7 @@ describe('the packed package, in a TypeScript app of its own', () => {
     tarball = packed.filename;
 
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'plant-app', private: true, type: 'module' }));
-    await writeFile(
-      join(app, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          skipLibCheck: true,
-          types: ['node'],
-          outDir: 'out',
-        },
-        include: ['src'],
-      }),
-    );
+    await writeStrictTsconfig(app, ['src'], { skipLibCheck: true, outDir: 'out' });
     const dependencies = [
       `./${packed.filename}`,
       `mongodb@${versionHere('mongodb')}`,
