@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
-import { devFolder, recordedMongoUri } from './dev/dev-folder.js';
+import { devFolder, mongodHoldingData, recordedMongoUri } from './dev/dev-folder.js';
 import { PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
 import type { EventDocument } from './webhooks/delivery-worker.js';
 import { listFailed, replayFailed } from './webhooks/failed-events.js';
@@ -38,7 +38,8 @@ function options() {
 async function developmentMongoUri(devDir: string): Promise<string | undefined> {
   const folder = devFolder(devDir);
   const recorded = await recordedMongoUri(folder);
-  if (recorded === undefined) {
+  // After a SIGKILL the recorded address outlives its MongoDB: the data's lock tells whether one still runs.
+  if (recorded === undefined || (await mongodHoldingData(folder)) === undefined) {
     console.error(
       `MONGODB_URI is not set, and no embedded MongoDB is running on ${folder.path} (npm start and npm run dev record its address in ${folder.uriFile}): start one, or set MONGODB_URI`,
     );

@@ -46,3 +46,31 @@ export async function recordedMongoUri(folder: DevFolder): Promise<string | unde
   );
   return text === '' ? undefined : text;
 }
+
+/** The live process holding the MongoDB data's lock (mongod and the emulator write their pid in `mongod.lock`), if any. */
+export async function mongodHoldingData(folder: DevFolder): Promise<number | undefined> {
+  const pid = Number(await readFile(join(folder.mongodData, 'mongod.lock'), 'utf8').catch(() => ''));
+  return Number.isInteger(pid) && pid > 0 && (await isAlive(pid)) ? pid : undefined;
+}
+
+async function isAlive(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A killed MongoDB whose parent died too lingers as a zombie until its new parent reaps it (Linux tells by /proc).
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
+
+/** Refuses to start a second MongoDB on data another run is using. */
+export async function assertDataFree(folder: DevFolder): Promise<void> {
+  const holder = await mongodHoldingData(folder);
+  if (holder !== undefined) {
+    throw new Error(
+      `${folder.mongodData} is in use by the MongoDB of another npm start or npm run dev (process ${holder}): ` +
+        `stop that one first, or give this one another folder with PLANT_STORE_DEV_DIR`,
+    );
+  }
+}

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { acceptsAnyone } from '../auth/auth-config.js';
 import { loadConfig } from '../config.js';
-import { devFolder, forgetMongoUri, keptDevToken, recordMongoUri } from './dev-folder.js';
+import { assertDataFree, devFolder, forgetMongoUri, keptDevToken, recordMongoUri } from './dev-folder.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from './embedded-mongo.js';
 import { prettyLogLine } from './pretty-log.js';
 import { devTokenBanner } from './token-banner.js';
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
   const token = acceptsAnyone(config) ? undefined : await keptDevToken(folder);
   let mongoUri = config.mongodb.uri;
   if (mongoUri === undefined) {
+    await assertDataFree(folder);
     const mongo = await startEmbeddedMongo({ warn: console.warn, dbPath: folder.mongodData });
     running.mongo = mongo;
     mongoUri = mongo.uri;

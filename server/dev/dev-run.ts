@@ -1,4 +1,4 @@
-import { devFolder, forgetMongoUri, keptDevToken, recordMongoUri } from './dev-folder.js';
+import { assertDataFree, devFolder, forgetMongoUri, keptDevToken, recordMongoUri } from './dev-folder.js';
 import { resolveMongo } from './mongo-source.js';
 import { devTokenBanner } from './token-banner.js';
 
@@ -13,6 +13,7 @@ export interface RunningMongo {
 
 export async function startDevMongo(devDir: string): Promise<RunningMongo> {
   const folder = devFolder(devDir);
+  await assertDataFree(folder);
   const mongo = await resolveMongo({
     uri: undefined,
     warn: (message) => {

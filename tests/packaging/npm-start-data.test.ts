@@ -1,10 +1,11 @@
 // `npm start` on its embedded MongoDB keeps its plants and its development token in the development
 // folder across restarts, even when killed outright; prints and records the MongoDB URI it uses, which
-// `npm run webhooks:failed` then finds by itself; and a removed folder starts empty.
+// `npm run webhooks:failed` then finds by itself (and knows stale when killed); a second start on the same folder
+// refuses in one line; and a removed folder starts empty.
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEV_TOKEN_BANNER, useDevFolders } from '../helpers/dev-folders.js';
 import { descendantsOf, isRunning, killIfRunning, run, runToEnd, type Command } from '../helpers/processes.js';
 const MONGODB_LINE = /^MongoDB: (mongodb:\/\/\S+) \(.*\), data kept in (\S+); to start empty, stop the service and remove (\S+)$/m;
@@ -51,7 +52,7 @@ async function stop(started: Started): Promise<void> {
 }
 
 describe('npm start on the embedded MongoDB', () => {
-  it('keeps a plant acknowledged just before its whole process group is SIGKILLed, and its token; npm run webhooks:failed finds its MongoDB; a removed folder starts empty', async () => {
+  it('keeps a plant acknowledged just before its whole process group is SIGKILLed, and its token; npm run webhooks:failed finds its MongoDB, or says it is gone; a second start on the folder refuses; a removed folder starts empty', async () => {
     const devDir = await newDevDir();
 
     const first = await npmStart(devDir);
@@ -71,8 +72,21 @@ describe('npm start on the embedded MongoDB', () => {
     process.kill(-first.command.pid, 'SIGKILL');
     for (const pid of processes.filter(isRunning)) process.kill(pid, 'SIGKILL');
     expect(await first.command.exited).toStrictEqual({ code: null, signal: 'SIGKILL' });
+    await vi.waitUntil(() => !processes.some(isRunning), { timeout: 10_000 });
+
+    // The address the killed run recorded is left behind; the CLI tells it is stale rather than failing to connect.
+    const stale = run('npm', ['run', 'webhooks:failed'], { env: { PLANT_STORE_DEV_DIR: devDir } });
+    expect((await stale.exited).code).not.toBe(0);
+    expect(stale.output()).toContain(`no embedded MongoDB is running on ${devDir}`);
+    expect(stale.output()).not.toMatch(/ECONNREFUSED|MongoServerSelectionError/);
 
     const second = await npmStart(devDir);
+    // A second npm start on the same folder refuses in one line, naming what to do, before starting a MongoDB.
+    const again = run('npm', ['start'], { env: { PORT: '0', PLANT_STORE_DEV_DIR: devDir } });
+    seen.add(again.pid);
+    expect((await again.exited).code).toBe(1);
+    expect(again.output()).toContain(`${join(devDir, 'mongod-data')} is in use by the MongoDB of another npm start or npm run dev`);
+    expect(again.output()).not.toMatch(/DBPathInUse|\n\s+at /);
     expect(second.token).toBe(first.token);
     const kept = await plantRequest(second, 'GET');
     expect(kept.status).toBe(200);
