@@ -26,7 +26,7 @@ export const PlantCreatedEventSchema = eventOf('plant.created', StoredPlantSchem
 
 export const PlantUpdatedEventSchema = eventOf('plant.updated', StoredPlantSchema, {
   id: 'PlantUpdatedEvent',
-  description: 'A plant was changed; `data` is the whole plant as stored after the change (no `tag`: it has none now)',
+  description: 'A plant was changed; `data` is the whole plant as stored after the change (without `tag` when it has none)',
 });
 
 export const DeletedPlantSchema = z
