@@ -2,14 +2,14 @@ import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { PlantChangeEvent, PlantChangeType } from '../../schemas/change-event.js';
 import { MONSTERA, SNOWFLAKE } from '../../schemas/examples.js';
 
+type PathItem = Exclude<NonNullable<OpenAPIObject['webhooks']>[string], { $ref: string }>;
+type WebhookOperation = NonNullable<PathItem['post']>;
+
 /**
  * The webhooks as OpenAPI 3.1 `webhooks` entries: what a subscriber receives and what to answer. The new-plant
  * webhook, and one entry per change event type, so that each shows its own body and example in /docs and
  * generators give each type a name.
  */
-type PathItem = Exclude<NonNullable<OpenAPIObject['webhooks']>[string], { $ref: string }>;
-type WebhookOperation = NonNullable<PathItem['post']>;
-
 export function addWebhooks(document: OpenAPIObject): void {
   document.webhooks = {
     ...document.webhooks,
