@@ -9,7 +9,7 @@ const importNames = (specifier: string): string[] => {
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })) as string[];
 };
 
-it('exports the router, createCaller, the context factory, the client helper and the schemas', () => {
+it('exports the router, createCaller, the context factory, the client helper and the schemas, the change events among them', () => {
   expect(importNames('plant-store')).toEqual(
     expect.arrayContaining([
       'appRouter',
@@ -21,6 +21,7 @@ it('exports the router, createCaller, the context factory, the client helper and
       'NewPlantSchema',
       'PlantSchema',
       'ErrorSchema',
+      'PlantChangeEventSchema',
     ]),
   );
 });

@@ -9,9 +9,10 @@ import { HTTP_LAYER_EXAMPLES, ID_PARAMETER_EXAMPLES, type OperationExample } fro
 import { INT64_MAX, INT64_MIN } from '../../schemas/int64.js';
 import { writableJson } from '../http/int64-edge.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
+import { PlantCreatedEventSchema, PlantDeletedEventSchema, PlantUpdatedEventSchema } from '../../schemas/change-event.js';
 import { addExamples, addHttpLayerExamples } from './examples.js';
 import { addEntityTagHeader, addNotModified, addResponseHeaders, RESPONSE_HEADERS } from './response-headers.js';
-import { addNewPlantWebhook } from '../webhooks/openapi-webhook.js';
+import { addWebhooks } from '../webhooks/openapi-webhook.js';
 import { operationsOf, type OpenApiOperation } from './operations.js';
 
 /** A fresh object per response: each gets examples of its own. */
@@ -39,7 +40,14 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     contact: { name: 'Plant Store maintainers' },
     license: { name: 'MIT', identifier: 'MIT' },
     securitySchemes: { bearerAuth: BEARER_AUTH },
-    defs: { Error: ErrorSchema, NewPlant: NewPlantSchema },
+    defs: {
+      Error: ErrorSchema,
+      NewPlant: NewPlantSchema,
+      // The change events' bodies, referred to by the webhooks.
+      PlantCreatedEvent: PlantCreatedEventSchema,
+      PlantUpdatedEvent: PlantUpdatedEventSchema,
+      PlantDeletedEvent: PlantDeletedEventSchema,
+    },
   });
   const schemas = document.components?.schemas ?? {};
   const declared = declarationsOf(router);
@@ -68,7 +76,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   };
   document.security = [{ bearerAuth: [] }];
   document.tags = declaredTags(operationsOf(document));
-  addNewPlantWebhook(document);
+  addWebhooks(document);
   addInt64Bounds(document);
   // The bounds and example ids are bigints: made writable, they are written out as exact JSON numbers.
   return writableJson(document) as OpenAPIObject;

@@ -59,9 +59,10 @@ describe('the API docs at /docs, in Chromium', () => {
   it('loads without a token, with every asset from this server', async () => {
     const response = await page.goto(`${origin}/docs`);
     expect(response?.status()).toBe(200);
-    // POST /plants, and the new-plant webhook in Swagger UI's Webhooks section.
-    await expect.poll(() => page.locator('.opblock-post').count()).toBe(2);
-    await expect.poll(() => page.locator('.webhooks .opblock-post', { hasText: '/plant/webhook' }).count()).toBe(1);
+    // POST /plants, and in Swagger UI's Webhooks section the new-plant webhook and the three change events.
+    await expect.poll(() => page.locator('.opblock-post').count()).toBe(5);
+    for (const webhook of ['/plant/webhook', 'plant.created', 'plant.updated', 'plant.deleted'])
+      await expect.poll(() => page.locator('.webhooks .opblock-post', { hasText: webhook }).count()).toBe(1);
     await expect.poll(() => page.locator('.info .title').textContent()).toContain('Plant Store');
     expect(requestedUrls.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
     expect(pageErrors).toEqual([]);
@@ -131,6 +132,31 @@ describe('the API docs at /docs, in Chromium', () => {
     const answer = await executeAsIs(operation);
     expect(answer.status).toBe('204');
     await expect.poll(() => testApp.plants.countDocuments({ name: 'Calathea' })).toBe(0);
+  });
+
+  it('shows a change event with its signature headers, its body schema and its examples', async () => {
+    const event = page.locator('.webhooks .opblock-post', { hasText: 'plant.updated' });
+    await event.locator('.opblock-summary-control').click();
+    for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+      await expect.poll(() => event.locator(`tr[data-param-name="${header}"]`).count()).toBe(1);
+    const examples = event.locator('.opblock-section-request-body select.examples-select-element');
+    await expect
+      .poll(() => examples.locator('option').allTextContents())
+      .toEqual([
+        'The tag was changed: the whole plant, as stored now',
+        'The tag was removed: the plant comes without one',
+        'An id beyond 2^53, written exactly',
+      ]);
+    const shown = event.locator('.opblock-section-request-body .highlight-code pre');
+    expect(JSON.parse((await shown.textContent()) ?? '')).toEqual({
+      type: 'plant.updated',
+      timestamp: '2026-01-01T12:00:00.000Z',
+      data: { id: 42, name: 'Monstera', tag: 'climbing' },
+    });
+    await event.locator('.opblock-section-request-body').getByRole('tab', { name: 'Schema' }).click();
+    await expect.poll(() => event.locator('.opblock-section-request-body .model-box').first().textContent()).toContain('PlantUpdatedEvent');
+    await event.locator('.opblock-summary-control').click();
+    expect(pageErrors).toEqual([]);
   });
 
   it('shows the Error body when the request is invalid', async () => {

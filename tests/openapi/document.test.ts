@@ -186,6 +186,7 @@ describe('int64 ids', () => {
     for (const expected of [
       /^#\/components\/schemas\/NewPlant\/properties\/id$/,
       /^#\/components\/schemas\/StoredPlant\/properties\/id$/,
+      /^#\/components\/schemas\/DeletedPlant\/properties\/id$/,
       /^#\/paths\/\/plants\/get\/parameters\/\d+ \(query parameter after\)$/,
       /^#\/paths\/\/plants\/\{id\}\/get\/parameters\/\d+ \(path parameter id\)$/,
       /^#\/paths\/\/plants\/\{id\}\/delete\/parameters\/\d+ \(path parameter id\)$/,

@@ -53,9 +53,13 @@ describe('the webhook in the OpenAPI document', () => {
     expect(ours.security).toStrictEqual([]);
   });
 
-  it('is shown at /docs (its document, /docs/json)', async () => {
+  it('keeps its operationId', () => {
+    expect(ours.operationId).toBe('newPlantWebhook');
+  });
+
+  it('is shown at /docs (its document, /docs/json), before the change events', async () => {
     const shown = (await fetchDocument(app, '/docs/json')) as WithWebhooks;
-    expect(Object.keys(shown.webhooks ?? {})).toStrictEqual(['/plant/webhook']);
+    expect(Object.keys(shown.webhooks ?? {})).toStrictEqual(['/plant/webhook', 'plant.created', 'plant.updated', 'plant.deleted']);
   });
 
   it('has an example body that is exactly what the service sends for that plant', async () => {
