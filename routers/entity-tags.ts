@@ -11,17 +11,17 @@ export function entityTagOf(plant: StoredPlant, revision: number): string {
 
 export type EntityTagCondition = { any: true } | { any: false; tags: { tag: string; weak: boolean }[] };
 
-const LIST_MEMBER = /^\s*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)/;
+const LIST_MEMBER = /^\s*(?:(W\/)?("[\x21\x23-\x7e\x80-\xff]*"))?\s*(?:,|$)/;
 
-/** Reads a header value of RFC 9110's `"*" / #entity-tag`; undefined for one that is neither. */
+/** Reads a header value of RFC 9110's `"*" / #entity-tag`, empty list elements allowed; undefined for one that is neither. */
 export function parseEntityTagCondition(value: string): EntityTagCondition | undefined {
   if (value.trim() === '*') return { any: true };
   const tags: { tag: string; weak: boolean }[] = [];
   let rest = value;
   while (rest.trim() !== '') {
     const member = LIST_MEMBER.exec(rest);
-    if (!member?.[2]) return undefined;
-    tags.push({ tag: member[2], weak: member[1] !== undefined });
+    if (!member || member[0] === '') return undefined;
+    if (member[2]) tags.push({ tag: member[2], weak: member[1] !== undefined });
     rest = rest.slice(member[0].length);
   }
   return tags.length === 0 ? undefined : { any: false, tags };
