@@ -2,9 +2,7 @@
 // Webhooks receiver that verifies each and applies it to a map: the map ends equal to the store after hundreds of
 // random changes from several clients on two processes sharing one MongoDB, though every first attempt fails; and
 // an answered change's event survives a SIGKILL.
-import { MongoClient, type Collection } from 'mongodb';
-import { ConnectionString } from 'mongodb-connection-string-url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   newWebhookSecret,
   startService,
@@ -12,8 +10,7 @@ import {
   type ReceivedWebhook,
   type ServiceProcess,
 } from '@plant-store/service-launcher';
-import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
-import { testMongoUri } from '../helpers/app.js';
+import { useFreshDatabases } from '../helpers/fresh-databases.js';
 
 const TOKEN = 'change-events-process-token';
 const SECRET = newWebhookSecret();
@@ -29,19 +26,7 @@ interface ChangeEvent {
   data: Plant | { id: number };
 }
 
-let client: MongoClient;
-beforeAll(async () => {
-  client = await new MongoClient(testMongoUri()).connect();
-});
-afterAll(async () => {
-  await client.close();
-});
-
-function freshDatabase(): { uri: string; plants: Collection<PlantDocument>; drop: () => Promise<unknown> } {
-  const uri = testMongoUri();
-  const db = client.db(new ConnectionString(uri).pathname.slice(1));
-  return { uri, plants: db.collection<PlantDocument>('plants'), drop: () => db.dropDatabase() };
-}
+const { fresh: freshDatabase } = useFreshDatabases();
 
 function serviceEnv(uri: string, url: string, env: Record<string, string> = {}): Record<string, string> {
   return {
