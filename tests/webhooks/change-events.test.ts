@@ -103,6 +103,8 @@ describe('change events', () => {
     answer(() => 200);
     const { app } = await startApp({ WEBHOOK_URLS: hooks.receiver.url('/new') });
     await postPlant(app, { id: 2, name: 'Oak' });
+    // The new-plant event carries the plant as its delivery finds it: delivered before the change, it is the created one.
+    await hooks.receiver.waitFor(() => delivered('/new').length === 1);
     await patch(app, 2, { tag: 'tree' });
     await remove(app, 2);
     await postPlant(app, { id: 2, name: 'Oak' });
@@ -144,6 +146,24 @@ describe('change events', () => {
       expect(accepted.has(all[index] as ReceivedWebhook)).toBe(false);
       expect(accepted.has(all[index + 1] as ReceivedWebhook)).toBe(true);
     }
+  });
+
+  it("a change made while the plant's earlier event is being delivered is neither sent alongside it nor dropped by its release", async () => {
+    const { app, plants } = await startApp();
+    hooks.receiver.respond = (request) => {
+      accepted.add(request);
+      return (JSON.parse(request.body) as { type: string }).type === 'plant.created' ? { status: 200, afterMs: 400 } : 200;
+    };
+    await postPlant(app, { id: 9, name: 'Aloe' });
+    await hooks.receiver.waitFor(() => delivered().length === 1);
+    // The created event is in flight, under its lease: the change lands beside it.
+    expect((await plants.findOne({ _id: Long.fromNumber(9) }))?.changes?.lease).toBeDefined();
+    expect((await patch(app, 9, { name: 'Aloe vera' })).statusCode).toBe(200);
+    await sleep(200);
+    expect(delivered()).toHaveLength(1);
+    await hooks.receiver.waitFor(() => delivered().length === 2);
+    expect(delivered()[1]?.receivedAt).toBeGreaterThanOrEqual((delivered()[0]?.receivedAt ?? 0) + 400);
+    expect(JSON.parse(delivered()[1]?.body ?? '')).toMatchObject({ type: 'plant.updated', data: { id: 9, name: 'Aloe vera' } });
   });
 
   it('a delete, then the same id created again while the delete is pending: created, deleted, created, with a new ETag', async () => {
