@@ -222,6 +222,22 @@ describe('change events', () => {
     expect((await postPlant(app, { id: 5, name: 'Fig' })).statusCode).toBe(200);
   });
 
+  it('twenty PATCHes at once with the same If-Match: one 200, nineteen 412, and one plant.updated', async () => {
+    answer(() => 200);
+    const { app } = await startApp();
+    const created = await postPlant(app, { id: 10, name: 'Basil' });
+    const etag = String(created.headers.etag);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => patch(app, 10, { name: `Basil ${n}` }, { 'if-match': etag })));
+    expect(answers.map((answered) => answered.statusCode).sort()).toStrictEqual([200, ...Array<number>(19).fill(412)]);
+    const winner = JSON.parse(answers.find((answered) => answered.statusCode === 200)?.body ?? '') as { name: string };
+    await hooks.receiver.waitFor(() => delivered().length === 2);
+    await sleep(300);
+    expect(delivered().map((request) => JSON.parse(request.body) as { type: string; data: { name: string } })).toMatchObject([
+      { type: 'plant.created', data: { name: 'Basil' } },
+      { type: 'plant.updated', data: { name: winner.name } },
+    ]);
+  });
+
   it('given up on after WEBHOOK_MAX_ATTEMPTS, an event lets the next one go', async () => {
     answer((request) => ((JSON.parse(request.body) as { type: string }).type === 'plant.created' ? 500 : 200));
     const { app } = await startApp({ WEBHOOK_MAX_ATTEMPTS: '2' });
