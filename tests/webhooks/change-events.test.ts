@@ -6,6 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret, type ReceivedWebhook } from '@plant-store/service-launcher';
 import { authHeaders, postPlant } from '../helpers/app.js';
+import { readBacklog } from '../../server/webhooks/backlog.js';
+import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
 import { useWebhookReceiver } from '../helpers/webhooks.js';
 
 const SECRET = newWebhookSecret();
@@ -236,6 +238,17 @@ describe('change events', () => {
       { type: 'plant.created', data: { name: 'Basil' } },
       { type: 'plant.updated', data: { name: winner.name } },
     ]);
+  });
+
+  it('waiting, are counted in the backlog the metrics read', async () => {
+    answer(() => 503);
+    const { app, db } = await startApp();
+    await postPlant(app, { id: 11, name: 'Dill' });
+    await patch(app, 11, { name: 'Fennel' });
+    const plants = db.collection<EventDocument>('plants');
+    // Read as of an hour on: due by then, whether retrying or claimed now.
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    expect(await readBacklog(plants, AbortSignal.timeout(5_000), inAnHour)).toMatchObject({ due: 1, failed: 0 });
   });
 
   it('given up on after WEBHOOK_MAX_ATTEMPTS, an event lets the next one go', async () => {
