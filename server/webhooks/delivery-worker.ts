@@ -352,11 +352,13 @@ export class DeliveryWorker<T extends OutboxDocument> {
     });
   }
 
-  /** The document while the lease is still this claim's; undefined once it is not. */
+  /**
+   * The document while the lease is still this claim's; undefined once it is not, which after a release whose
+   * acknowledgement was lost may also mean that the release was applied.
+   */
   private async readHeld(lease: HeldLease<T>): Promise<T | undefined> {
     const options: FindOptions & Abortable = { projection: this.outbox.projection, signal: this.guard?.signal() };
     const read = await this.held(lease, async () => (await this.plants.findOne(this.heldFilter(lease) as Filter<T>, options)) ?? undefined);
-    if (read === undefined) this.leaseLost(lease);
     return read as T | undefined;
   }
 
