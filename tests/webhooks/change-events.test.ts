@@ -150,6 +150,22 @@ describe('change events', () => {
     }
   });
 
+  it('per URL: a URL that keeps failing holds back its own next events, not those of another URL', async () => {
+    answer((request) => (request.path === '/other' ? 503 : 200));
+    const { app, plants } = await startApp({ WEBHOOK_CHANGE_URLS: `${hooks.receiver.url('/changes')},${hooks.receiver.url('/other')}` });
+    await postPlant(app, { id: 12, name: 'Yarrow' });
+    await patch(app, 12, { name: 'Milfoil' });
+    await hooks.receiver.waitFor(() => delivered().length === 2);
+    await hooks.receiver.waitFor((received) => received.filter((request) => request.path === '/other').length >= 3);
+    const other = hooks.receiver.received.filter((request) => request.path === '/other');
+    expect(new Set(other.map((request) => (JSON.parse(request.body) as { type: string }).type))).toStrictEqual(new Set(['plant.created']));
+    const queued = (await plants.findOne({ _id: Long.fromNumber(12) }))?.changes?.events;
+    expect(queued?.map((event) => event.deliveries.map((delivery) => delivery.state))).toStrictEqual([
+      ['delivered', 'pending'],
+      ['delivered', 'pending'],
+    ]);
+  });
+
   it("a change made while the plant's earlier event is being delivered is neither sent alongside it nor dropped by its release", async () => {
     const { app, plants } = await startApp();
     hooks.receiver.respond = (request) => {
