@@ -87,6 +87,8 @@ const EnvSchema = z.object({
   AUTH_FAILURE_WINDOW_MS: positiveInt(60_000),
   // The new-plant webhook.
   WEBHOOK_URLS: csv.superRefine(checkWebhookUrls),
+  // Every change of a plant, as typed events.
+  WEBHOOK_CHANGE_URLS: csv.superRefine(checkWebhookUrls),
   WEBHOOK_SECRET: webhookSecret,
   WEBHOOK_RETRY_BASE_MS: positiveInt(5_000).refine((ms) => ms <= MAX_RETRY_DELAY_MS, { error: 'must be at most 3600000 (one hour)' }),
   WEBHOOK_MAX_ATTEMPTS: positiveInt(10),
@@ -176,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const webhooks = {
     urls: e.WEBHOOK_URLS,
+    changeUrls: e.WEBHOOK_CHANGE_URLS,
     secret: e.WEBHOOK_SECRET,
     retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,

@@ -204,7 +204,7 @@ export class ServiceMetrics {
       });
     gauge(
       'plant_store_webhook_events_due',
-      'New-plant events due for delivery now, waiting for an instance to claim them (the same on every instance)',
+      'New-plant events, and plants with change events, due for delivery now, waiting for an instance to claim them (the same on every instance)',
       (read) => read.due,
     );
     gauge(

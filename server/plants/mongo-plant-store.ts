@@ -26,6 +26,7 @@ import type { NewPlant, Plant, PlantPatch, StoredPlant } from '../../schemas/pla
 import type { OperationGuard } from '../db/mongo-database.js';
 import type { EventRecorder } from '../webhooks/register-webhooks.js';
 import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
+import { newChangeEvent, type ChangeEvent, type ChangeQueue, type ChangeType } from '../webhooks/change-record.js';
 import { isUnavailable } from '../db/mongo-errors.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
@@ -38,13 +39,26 @@ export interface PlantDocument {
   revision?: number;
   /** The new-plant event, written by the same insert; absent without WEBHOOK_URLS. */
   webhook?: WebhookRecord;
+  /** The change events not yet delivered, appended by the write that made each change; absent without WEBHOOK_CHANGE_URLS. */
+  changes?: ChangeQueue;
+  /** A deleted plant kept (without its tag) until its change events are delivered: no read of the store sees it. */
+  tombstone?: true;
 }
+
+/** What a write needs to know of the plant as read: its fields, and whether a worker holds its change events. */
+type ReadPlant = Pick<PlantDocument, '_id' | 'name' | 'tag' | 'revision'> & { changes?: { lease?: { token: string } } };
+type ReadDocument = ReadPlant & Pick<PlantDocument, 'tombstone'>;
+
+/** Only plants: a tombstone is not one. */
+const LIVE = { tombstone: { $exists: false } } as const;
 
 export const PLANTS_COLLECTION = 'plants';
 const DUPLICATE_KEY = 11000;
 /** A create whose id was taken, then freed by a delete, before it could read the holder: try again this often. */
 const CREATE_ATTEMPTS = 3;
 const PROJECTION = { name: 1, tag: 1, revision: 1 } as const;
+/** What a create, an update or a delete reads before writing: the plant, whether it is a tombstone, the change lease. */
+const WRITE_PROJECTION = { ...PROJECTION, tombstone: 1, 'changes.lease.token': 1 } as const;
 /** Plants are listed by tag on this index: equal tags, then ascending ids, so a page is one range of it. */
 export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_id' } as const;
 
@@ -78,8 +92,11 @@ export class MongoPlantStore implements PlantStore {
       name: plant.name,
       ...(plant.tag !== undefined && { tag: plant.tag }),
       createdAt,
-      ...(this.events && { webhook: newWebhookRecord(this.events.urls, createdAt, this.events.traceparent?.()) }),
+      ...(this.events &&
+        this.events.urls.length > 0 && { webhook: newWebhookRecord(this.events.urls, createdAt, this.events.traceparent?.()) }),
     };
+    const created = this.changeEvent('plant.created', createdAt, document);
+    if (created) document.changes = { dueAt: createdAt, claims: 0, recorded: 1, events: [created] };
     // One deadline for the whole create, the reads that follow a taken id included.
     const signal = this.guard?.signal();
     // Every driver operation honours `signal`, though only the reads declare it.
@@ -97,9 +114,16 @@ export class MongoPlantStore implements PlantStore {
       }
       // The id is taken: a retry of the same create answers the stored plant; anything else conflicts.
       // Its event is the one recorded with it: a replay records none.
-      const stored = await this.plants.findOne({ _id: document._id }, { projection: PROJECTION, signal }).catch((error: unknown) => {
-        throw this.storeError(error);
-      });
+      const stored = await this.plants
+        .findOne({ _id: document._id }, { promoteLongs: false, projection: WRITE_PROJECTION, signal })
+        .catch((error: unknown) => {
+          throw this.storeError(error);
+        });
+      if (stored?.tombstone) {
+        const revised = await this.createOver(stored, document, signal);
+        if (revised) return revised;
+        continue;
+      }
       if (stored) {
         if (stored.name === plant.name && stored.tag === plant.tag) return { ...toPlant(stored), ...revisionOf(stored) };
         throw new PlantConflictError(plant.id);
@@ -107,6 +131,42 @@ export class MongoPlantStore implements PlantStore {
       // Deleted since the insert failed: the id is free again.
       if (attempt === CREATE_ATTEMPTS) throw new PlantConflictError(plant.id);
     }
+  }
+
+  /**
+   * A plant created again while its deleted self waits for its change events: the tombstone becomes the plant, its
+   * revision counting on (so no entity tag of the deleted plant comes back), its created event queued after the deleted
+   * one. Undefined when the tombstone changed meanwhile: the caller tries again.
+   */
+  private async createOver(
+    tombstone: ReadDocument,
+    document: PlantDocument,
+    signal: AbortSignal | undefined,
+  ): Promise<Revised<Plant> | undefined> {
+    const revision = (tombstone.revision ?? 0) + 1;
+    const { _id, createdAt, name, tag, webhook } = document;
+    const event = this.changeEvent('plant.created', createdAt, document);
+    const queued = queue(tombstone, event);
+    const change: UpdateFilter<PlantDocument> = {
+      ...queued.update,
+      $set: { name, ...(tag !== undefined && { tag }), createdAt, revision, ...(webhook && { webhook }) },
+      $unset: { tombstone: '' },
+    };
+    const filter: Filter<PlantDocument> = { _id, tombstone: true, revision: tombstone.revision ?? { $exists: false }, ...queued.filter };
+    const { matchedCount } = await this.plants
+      .updateOne(filter, change, { signal } as UpdateOptions & Abortable)
+      .catch((error: unknown) => {
+        throw this.storeError(error);
+      });
+    if (matchedCount !== 1) return undefined;
+    this.events?.recorded();
+    return { ...toPlant(document), revision };
+  }
+
+  /** The change's event, when change events are configured. */
+  private changeEvent(type: ChangeType, at: Date, plant?: { name: string; tag?: string | undefined }): ChangeEvent | undefined {
+    const urls = this.events?.changeUrls ?? [];
+    return urls.length === 0 ? undefined : newChangeEvent(type, at, urls, plant);
   }
 
   async list({
@@ -121,6 +181,7 @@ export class MongoPlantStore implements PlantStore {
     // Keyset paging on the _id index (or tag_id for one tag): no skip, and one plant more than asked tells whether
     // more follow; the whole page in one round trip, so no cursor outlives it.
     const filter: Filter<PlantDocument> = {
+      ...LIVE,
       ...(tag !== undefined && { tag }),
       ...(after !== undefined && { _id: { $gt: toLong(after) } }),
     };
@@ -160,15 +221,18 @@ export class MongoPlantStore implements PlantStore {
       const name = patch.name ?? current.name;
       const tag = patch.tag === undefined ? current.tag : (patch.tag ?? undefined);
       if (name === current.name && tag === current.tag) return { ...current, revision };
+      const queued = queue(document, this.changeEvent('plant.updated', new Date(), { name, tag }));
       const change: UpdateFilter<PlantDocument> = {
+        ...queued.update,
         $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
         ...(tag === undefined && { $unset: { tag: '' } }),
       };
       const { matchedCount } = await this.plants
-        .updateOne(asRead(document), change, { signal } as UpdateOptions & Abortable)
+        .updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable)
         .catch((error: unknown) => {
           throw this.storeError(error);
         });
+      if (matchedCount === 1 && queued.event) this.events?.recorded();
       if (matchedCount === 1) return { id: current.id, name, ...(tag !== undefined && { tag }), revision: revision + 1 };
     }
   }
@@ -176,8 +240,9 @@ export class MongoPlantStore implements PlantStore {
   async delete(id: Int64, ifMatch?: EntityTagCondition): Promise<boolean> {
     const signal = this.guard?.signal();
     const options: DeleteOptions & Abortable = { signal };
-    if (ifMatch === undefined) {
-      const { deletedCount } = await this.plants.deleteOne({ _id: toLong(id) }, options).catch((error: unknown) => {
+    const keeping = (this.events?.changeUrls.length ?? 0) > 0;
+    if (ifMatch === undefined && !keeping) {
+      const { deletedCount } = await this.plants.deleteOne({ _id: toLong(id), ...LIVE }, options).catch((error: unknown) => {
         throw this.storeError(error);
       });
       return deletedCount === 1;
@@ -186,19 +251,43 @@ export class MongoPlantStore implements PlantStore {
     for (;;) {
       const document = await this.find(id, signal);
       if (!document) return false;
-      if (!matchesStrongly(ifMatch, entityTagOf(toStoredPlant(document), document.revision ?? 0)))
+      if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(toStoredPlant(document), document.revision ?? 0)))
         throw new PlantPreconditionFailedError(id);
-      const { deletedCount } = await this.plants.deleteOne(asRead(document), options).catch((error: unknown) => {
-        throw this.storeError(error);
-      });
-      if (deletedCount === 1) return true;
+      if (keeping ? await this.markDeleted(document, signal) : await this.deleteAsRead(document, options)) return true;
     }
   }
 
-  private async find(id: Int64, signal: AbortSignal | undefined): Promise<Pick<PlantDocument, '_id' | 'name' | 'tag' | 'revision'> | null> {
+  private async deleteAsRead(document: ReadPlant, options: DeleteOptions & Abortable): Promise<boolean> {
+    const { deletedCount } = await this.plants.deleteOne(asRead(document), options).catch((error: unknown) => {
+      throw this.storeError(error);
+    });
+    return deletedCount === 1;
+  }
+
+  /**
+   * The plant becomes a tombstone holding its deleted event, in one write; the worker removes it once its events are
+   * done. Its new-plant event goes with it, as a deleted document's would.
+   */
+  private async markDeleted(document: ReadPlant, signal: AbortSignal | undefined): Promise<boolean> {
+    const queued = queue(document, this.changeEvent('plant.deleted', new Date()));
+    const change: UpdateFilter<PlantDocument> = {
+      ...queued.update,
+      $set: { tombstone: true, revision: (document.revision ?? 0) + 1 },
+      $unset: { tag: '', webhook: '' },
+    };
+    const { matchedCount } = await this.plants
+      .updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable)
+      .catch((error: unknown) => {
+        throw this.storeError(error);
+      });
+    if (matchedCount === 1) this.events?.recorded();
+    return matchedCount === 1;
+  }
+
+  private async find(id: Int64, signal: AbortSignal | undefined): Promise<ReadPlant | null> {
     try {
       // promoteLongs: false keeps Int64 as Long, so an id beyond 2^53 is never rounded on the way in.
-      return await this.plants.findOne({ _id: toLong(id) }, { promoteLongs: false, projection: PROJECTION, signal });
+      return await this.plants.findOne({ _id: toLong(id), ...LIVE }, { promoteLongs: false, projection: WRITE_PROJECTION, signal });
     } catch (error) {
       throw this.storeError(error);
     }
@@ -221,12 +310,36 @@ export class MongoPlantStore implements PlantStore {
 }
 
 /** A filter that matches the plant only while it is as read: same revision, name and tag (absent ones absent). */
-function asRead(document: Pick<PlantDocument, '_id' | 'name' | 'tag' | 'revision'>): Filter<PlantDocument> {
+function asRead(document: ReadPlant): Filter<PlantDocument> {
   return {
     _id: document._id,
+    ...LIVE,
     name: document.name,
     tag: document.tag ?? { $exists: false },
     revision: document.revision ?? { $exists: false },
+  };
+}
+
+/**
+ * Appends `event` to the plant's change events in the change's own write. While a worker holds them, the write leaves
+ * their due time to the worker (whose release, conditional on the count of events, then sees this one); otherwise it
+ * makes them due now. Either way the filter pins the lease as read, so a claim or release in between makes the write
+ * match nothing and the caller reads again.
+ */
+function queue(
+  read: ReadPlant,
+  event: ChangeEvent | undefined,
+): { filter: Filter<PlantDocument>; update: UpdateFilter<PlantDocument>; event?: ChangeEvent } {
+  if (!event) return { filter: {}, update: {} };
+  const token = read.changes?.lease?.token;
+  return {
+    event,
+    filter: token === undefined ? { 'changes.lease': { $exists: false } } : { 'changes.lease.token': token },
+    update: {
+      $push: { 'changes.events': event },
+      $inc: { 'changes.recorded': 1 },
+      ...(token === undefined && { $min: { 'changes.dueAt': event.at } }),
+    },
   };
 }
 

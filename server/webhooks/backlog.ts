@@ -9,13 +9,26 @@ export interface WebhookBacklog {
   failed: number;
 }
 
-/** Three small queries, each on a sparse index that holds only the events it counts. */
+/**
+ * Small queries, each on a sparse index that holds only the events it counts. Due counts plants with new-plant or change
+ * events due; failed counts new-plant events only, as failed change events are not kept.
+ */
 export async function readBacklog(plants: Collection<EventDocument>, signal: AbortSignal, now = new Date()): Promise<WebhookBacklog> {
-  const due = { 'webhook.dueAt': { $lte: now } };
-  const [dueCount, oldest, failed] = await Promise.all([
-    plants.countDocuments(due, { signal }),
-    plants.findOne(due, { sort: { 'webhook.dueAt': 1 }, projection: { 'webhook.dueAt': 1 }, signal }),
+  const [webhooks, changes, failed] = await Promise.all([
+    dueIn(plants, 'webhook', now, signal),
+    dueIn(plants, 'changes', now, signal),
     plants.countDocuments({ 'webhook.deliveries.failedAt': { $exists: true } }, { signal }),
   ]);
-  return { due: dueCount, oldestDueAt: oldest?.webhook.dueAt, failed };
+  const oldest = [webhooks.oldestDueAt, changes.oldestDueAt].filter((at) => at !== undefined).sort((a, b) => a.getTime() - b.getTime())[0];
+  return { due: webhooks.due + changes.due, oldestDueAt: oldest, failed };
+}
+
+async function dueIn(plants: Collection<EventDocument>, field: 'webhook' | 'changes', now: Date, signal: AbortSignal) {
+  const due = { [`${field}.dueAt`]: { $lte: now } };
+  const [count, oldest] = await Promise.all([
+    plants.countDocuments(due, { signal }),
+    plants.findOne(due, { sort: { [`${field}.dueAt`]: 1 }, projection: { [`${field}.dueAt`]: 1 }, signal }),
+  ]);
+  const record = (oldest as Record<string, { dueAt?: Date } | undefined> | null)?.[field];
+  return { due: count, oldestDueAt: record?.dueAt };
 }

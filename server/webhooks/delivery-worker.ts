@@ -2,15 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Abortable, Collection, CreateIndexesOptions, FindOneAndUpdateOptions, UpdateFilter, UpdateOptions } from 'mongodb';
+import type {
+  Abortable,
+  Collection,
+  CreateIndexesOptions,
+  DeleteOptions,
+  Filter,
+  FindOneAndUpdateOptions,
+  FindOptions,
+  UpdateFilter,
+  UpdateOptions,
+} from 'mongodb';
 import type { OperationGuard } from '../db/mongo-database.js';
 import { isUnavailable } from '../db/mongo-errors.js';
-import { idDigits, newPlantBody, type PlantAsRead } from './event-body.js';
+import { idDigits, type PlantAsRead } from './event-body.js';
 import { loggedUrl } from '../logs/logged-url.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type AttemptOutcome } from './send-webhook.js';
 import type { WebhookSecret } from './webhook-config.js';
-import { DUE_INDEX, FAILED_INDEX, type WebhookDelivery, type WebhookRecord } from './webhook-record.js';
+import type { DueAttempt, FieldChanges, Outbox, OutboxDocument, Release } from './outbox.js';
+import type { WebhookRecord } from './webhook-record.js';
 
 export interface DeliveryWorkerOptions {
   secret: WebhookSecret;
@@ -46,15 +57,15 @@ export interface DeliveryObservers {
 
 export type EventDocument = PlantAsRead & { webhook: WebhookRecord };
 
-interface Claim {
-  document: EventDocument;
+interface Claim<T> {
+  document: T;
   token: string;
   claimedAt: number;
 }
 
 /** A claim being worked on: its lease's end as this instance knows it, moved on by each renewal MongoDB acknowledged. */
-interface HeldLease {
-  document: EventDocument;
+interface HeldLease<T> {
+  document: T;
   token: string;
   /** Counted from before the write that set it was sent, so never later than the end MongoDB holds. */
   endsAt: number;
@@ -62,16 +73,11 @@ interface HeldLease {
 
 const RECORD_RETRY_MS = 100;
 
-interface FieldChanges {
-  $set: Record<string, unknown>;
-  $unset: Record<string, ''>;
-}
-
 /**
  * Delivers recorded events, driven from MongoDB: claims one due event at a time under a lease and a token, renewing the
  * lease while it works, so a slow attempt does not let another instance repeat a delivery; a dead instance's claim lapses.
  */
-export class DeliveryWorker {
+export class DeliveryWorker<T extends OutboxDocument> {
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   /** Every attempt in flight listens to it (and stops listening when it ends): as many listeners as attempts. */
   private readonly shutdown = unboundedListeners(new AbortController());
@@ -87,7 +93,8 @@ export class DeliveryWorker {
 
   /** `guard`: the deadline of each MongoDB operation, and where an outage is told. */
   constructor(
-    private readonly plants: Collection<EventDocument>,
+    private readonly plants: Collection<T>,
+    private readonly outbox: Outbox<T>,
     private readonly options: DeliveryWorkerOptions,
     private readonly log: FastifyBaseLogger,
     private readonly guard?: OperationGuard,
@@ -158,11 +165,7 @@ export class DeliveryWorker {
   /** An index MongoDB refuses is logged and left: claims still work, by scanning the collection. */
   private async ensureIndex(): Promise<void> {
     if (this.indexed) return;
-    const indexes = [
-      { spec: DUE_INDEX, without: 'due events are found by scanning the collection' },
-      { spec: FAILED_INDEX, without: 'failed events are counted by scanning the collection' },
-    ];
-    for (const { spec, without } of indexes) {
+    for (const { spec, without } of this.outbox.indexes) {
       const { key, ...index } = spec;
       const options: CreateIndexesOptions & Abortable = { ...index, signal: this.guard?.signal() };
       try {
@@ -175,24 +178,25 @@ export class DeliveryWorker {
     this.indexed = true;
   }
 
-  private async claim(): Promise<Claim | undefined> {
+  private async claim(): Promise<Claim<T> | undefined> {
     const claimedAt = Date.now();
     const token = randomBytes(12).toString('base64url');
+    const { field, projection } = this.outbox;
     const options: FindOneAndUpdateOptions & Abortable = {
-      sort: { 'webhook.dueAt': 1 },
+      sort: { [`${field}.dueAt`]: 1 },
       returnDocument: 'after',
-      projection: { name: 1, tag: 1, webhook: 1 },
+      projection,
       signal: this.guard?.signal(),
     };
     const document = await this.plants.findOneAndUpdate(
-      { 'webhook.dueAt': { $lte: new Date(claimedAt) } },
+      { [`${field}.dueAt`]: { $lte: new Date(claimedAt) } } as Filter<T>,
       {
-        $set: { 'webhook.dueAt': new Date(claimedAt + this.options.leaseMs), 'webhook.lease': { owner: this.owner, token } },
-        $inc: { 'webhook.claims': 1 },
-      },
+        $set: { [`${field}.dueAt`]: new Date(claimedAt + this.options.leaseMs), [`${field}.lease`]: { owner: this.owner, token } },
+        $inc: { [`${field}.claims`]: 1 },
+      } as UpdateFilter<T>,
       options,
     );
-    return document ? { document, token, claimedAt } : undefined;
+    return document ? { document: document as T, token, claimedAt } : undefined;
   }
 
   private track(task: Promise<void>): void {
@@ -207,8 +211,8 @@ export class DeliveryWorker {
     this.inFlight.add(tracked);
   }
 
-  private async deliver(claim: Claim): Promise<void> {
-    const lease: HeldLease = { document: claim.document, token: claim.token, endsAt: claim.claimedAt + this.options.leaseMs };
+  private async deliver(claim: Claim<T>): Promise<void> {
+    const lease: HeldLease<T> = { document: claim.document, token: claim.token, endsAt: claim.claimedAt + this.options.leaseMs };
     const renewal = setInterval(() => void this.renew(lease), this.options.leaseMs / 3);
     try {
       await this.work(claim, lease);
@@ -217,29 +221,57 @@ export class DeliveryWorker {
     }
   }
 
-  private async work({ document, claimedAt }: Claim, lease: HeldLease): Promise<void> {
-    const body = newPlantBody(document);
-    const deliveries = document.webhook.deliveries.map((delivery) => ({ ...delivery }));
-    const due = deliveries.flatMap((delivery, index) =>
-      delivery.state === 'pending' && (delivery.nextAttemptAt?.getTime() ?? 0) <= claimedAt ? [index] : [],
-    );
+  private async work({ document, claimedAt }: Claim<T>, lease: HeldLease<T>): Promise<void> {
+    const working = this.outbox.copy(document);
+    const due = this.outbox.due(working, claimedAt);
     let writes = Promise.resolve();
-    const record = (changes: FieldChanges) => (writes = writes.then(() => this.write(lease, changes)));
-    if (due.length === 0) return record(this.release(deliveries));
+    const record = (changes: FieldChanges) =>
+      (writes = writes.then(async () => {
+        await this.write(lease, changes);
+      }));
+    if (due.length === 0) return this.end(lease, working, undefined);
     let remaining = due.length;
     await Promise.all(
-      due.map(async (index) => {
-        const delivery = deliveries[index];
-        if (!delivery) return;
-        const outcome = await this.attempt(delivery, body, document.webhook.traceparent);
-        const changes = this.apply(outcome, delivery, index, document);
+      due.map(async (attempt) => {
+        const outcome = await this.attempt(attempt);
+        const changes = this.apply(outcome, attempt, document._id);
         remaining -= 1;
-        await record(remaining === 0 ? merge(changes, this.release(deliveries)) : changes);
+        if (remaining > 0) return record(changes);
+        await writes;
+        await this.end(lease, working, changes);
       }),
     );
   }
 
-  private attempt(delivery: WebhookDelivery, body: string, traceparent: string | undefined): Promise<AttemptOutcome> {
+  /**
+   * Records the last outcome and releases the claim, in one write when the release needs no more than the lease. A
+   * release conditional on more (no event recorded since the claim read the document) that finds the document changed
+   * records the outcome alone, reads the document again and releases from what it holds now.
+   */
+  private async end(lease: HeldLease<T>, working: T, last: FieldChanges | undefined): Promise<void> {
+    let release = this.release(this.outbox.release(working));
+    if (!('remove' in release) && release.when === undefined) {
+      await this.write(lease, merge(last, release.changes));
+      return;
+    }
+    if (last) await this.write(lease, last);
+    while (Date.now() < lease.endsAt) {
+      const matched =
+        'remove' in release ? await this.removeHeld(lease, release.remove) : await this.write(lease, release.changes, release.when);
+      if (matched !== false) return;
+      const now = await this.readHeld(lease);
+      if (!now) return;
+      release = this.release(this.outbox.release(this.outbox.copy(now)));
+    }
+  }
+
+  /** Keeps the earliest due time this worker set itself, so it wakes for it. */
+  private release(release: Release): Release {
+    if (!('remove' in release) && release.dueAt !== undefined) this.nextDueAt = Math.min(this.nextDueAt, release.dueAt);
+    return release;
+  }
+
+  private attempt({ delivery, body, traceparent }: DueAttempt): Promise<AttemptOutcome> {
     const { secret, timeoutMs, observers } = this.options;
     const send = (headers?: Record<string, string>) =>
       sendWebhook({ url: delivery.url, id: delivery.id, body, secret, timeoutMs, shutdown: this.shutdown.signal, headers });
@@ -247,14 +279,15 @@ export class DeliveryWorker {
     return observers.aroundAttempt({ url: delivery.url, webhookId: delivery.id, attempt: delivery.attempts + 1, traceparent }, send);
   }
 
-  private apply(outcome: AttemptOutcome, delivery: WebhookDelivery, index: number, document: EventDocument): FieldChanges {
+  private apply(outcome: AttemptOutcome, { delivery, path }: DueAttempt, plantId: T['_id']): FieldChanges {
     const changes: FieldChanges = { $set: {}, $unset: {} };
     if (outcome.kind === 'abandoned') return changes;
     const now = new Date();
     const context = {
       webhookId: delivery.id,
       url: loggedUrl(delivery.url),
-      plantId: idDigits(document._id),
+      plantId: idDigits(plantId),
+      outbox: this.outbox.name,
       attempts: delivery.attempts + 1,
     };
     delivery.attempts += 1;
@@ -278,23 +311,15 @@ export class DeliveryWorker {
       this.options.observers?.counted?.('retry');
       this.log.warn({ ...context, error: outcome.error, retryInMs: delayMs }, 'webhook attempt failed; it will be retried');
     }
-    changes.$set[`webhook.deliveries.${index}`] = delivery;
+    changes.$set[path] = delivery;
     return changes;
   }
 
-  /** Ends the claim: due again at the earliest pending attempt, or out of the due index when none is left. */
-  private release(deliveries: readonly WebhookDelivery[]): FieldChanges {
-    const pending = deliveries.filter((delivery) => delivery.state === 'pending').map((delivery) => delivery.nextAttemptAt?.getTime() ?? 0);
-    if (pending.length === 0) return { $set: {}, $unset: { 'webhook.dueAt': '', 'webhook.lease': '' } };
-    const dueAt = Math.min(...pending);
-    this.nextDueAt = Math.min(this.nextDueAt, dueAt);
-    return { $set: { 'webhook.dueAt': new Date(dueAt) }, $unset: { 'webhook.lease': '' } };
-  }
-
-  private async renew(lease: HeldLease): Promise<void> {
+  private async renew(lease: HeldLease<T>): Promise<void> {
     const sentAt = Date.now();
     try {
-      const { matchedCount } = await this.updateHeld(lease, { $set: { 'webhook.dueAt': new Date(sentAt + this.options.leaseMs) } });
+      const renewal = { $set: { [`${this.outbox.field}.dueAt`]: new Date(sentAt + this.options.leaseMs) } } as UpdateFilter<T>;
+      const { matchedCount } = await this.updateHeld(lease, renewal);
       if (matchedCount === 1) lease.endsAt = Math.max(lease.endsAt, sentAt + this.options.leaseMs);
     } catch (error) {
       // The outcome writes tell the outage and say what it means; a renewal that fails only leaves the lease as it was.
@@ -306,22 +331,50 @@ export class DeliveryWorker {
    * Conditional on the claim's token, so an instance whose lease ran out cannot overwrite the next one's work. An
    * unacknowledged write is sent again while the lease holds, lest the next claimant repeat the attempt; it sets the same values.
    */
-  private async write(lease: HeldLease, changes: FieldChanges): Promise<void> {
-    const update: UpdateFilter<EventDocument> = {};
+  private async write(lease: HeldLease<T>, changes: FieldChanges, when?: Record<string, unknown>): Promise<boolean | undefined> {
+    const update: Record<string, unknown> = {};
     if (Object.keys(changes.$set).length > 0) update.$set = changes.$set;
     if (Object.keys(changes.$unset).length > 0) update.$unset = changes.$unset;
-    if (Object.keys(update).length === 0) return;
+    if (Object.keys(update).length === 0) return undefined;
+    return this.held(lease, async (tries) => {
+      const { matchedCount } = await this.updateHeld(lease, update, when);
+      // After a try that was not acknowledged, no match may also mean that try was applied and released the lease.
+      if (matchedCount === 0 && tries === 1 && when === undefined) this.leaseLost(lease);
+      return matchedCount === 1;
+    });
+  }
+
+  private removeHeld(lease: HeldLease<T>, when: Record<string, unknown>): Promise<boolean | undefined> {
+    const options: DeleteOptions & Abortable = { signal: this.guard?.signal() };
+    return this.held(lease, async () => {
+      const { deletedCount } = await this.plants.deleteOne({ ...this.heldFilter(lease), ...when } as Filter<T>, options);
+      return deletedCount === 1;
+    });
+  }
+
+  /**
+   * The document while the lease is still this claim's; undefined once it is not, which after a release whose
+   * acknowledgement was lost may also mean that the release was applied.
+   */
+  private async readHeld(lease: HeldLease<T>): Promise<T | undefined> {
+    const options: FindOptions & Abortable = { projection: this.outbox.projection, signal: this.guard?.signal() };
+    const read = await this.held(lease, async () => (await this.plants.findOne(this.heldFilter(lease) as Filter<T>, options)) ?? undefined);
+    return read as T | undefined;
+  }
+
+  private leaseLost(lease: HeldLease<T>): void {
+    this.log.warn(
+      { plantId: idDigits(lease.document._id), outbox: this.outbox.name },
+      'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt',
+    );
+  }
+
+  /** Runs one write of the claim, again while the lease holds when MongoDB does not answer; undefined when it never did. */
+  private async held<R>(lease: HeldLease<T>, operation: (tries: number) => Promise<R>): Promise<R | undefined> {
     const plantId = idDigits(lease.document._id);
     for (let tries = 1; ; tries += 1) {
       try {
-        const { matchedCount } = await this.updateHeld(lease, update);
-        // After a try that was not acknowledged, no match may also mean that try was applied and released the lease.
-        if (matchedCount === 0 && tries === 1)
-          this.log.warn(
-            { plantId },
-            'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt',
-          );
-        return;
+        return await operation(tries);
       } catch (error) {
         this.toldUnavailable(error);
         if (this.shutdown.signal.aborted || Date.now() + RECORD_RETRY_MS >= lease.endsAt) {
@@ -329,16 +382,20 @@ export class DeliveryWorker {
             { err: error, plantId, tries },
             'webhooks: could not record an outcome; the attempt will be repeated when the lease runs out',
           );
-          return;
+          return undefined;
         }
         await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
       }
     }
   }
 
-  private updateHeld({ document, token }: HeldLease, update: UpdateFilter<EventDocument>) {
+  private heldFilter({ document, token }: HeldLease<T>): Record<string, unknown> {
+    return { _id: document._id, [`${this.outbox.field}.lease.token`]: token };
+  }
+
+  private updateHeld(lease: HeldLease<T>, update: UpdateFilter<T>, when?: Record<string, unknown>) {
     const options: UpdateOptions & Abortable = { signal: this.guard?.signal() };
-    return this.plants.updateOne({ _id: document._id, 'webhook.lease.token': token }, update, options);
+    return this.plants.updateOne({ ...this.heldFilter(lease), ...when } as Filter<T>, update, options);
   }
 
   /** Tells the guard of a failure for want of MongoDB, which it logs once per outage; false for any other failure, or without a guard. */
@@ -349,8 +406,8 @@ export class DeliveryWorker {
   }
 }
 
-function merge(a: FieldChanges, b: FieldChanges): FieldChanges {
-  return { $set: { ...a.$set, ...b.$set }, $unset: { ...a.$unset, ...b.$unset } };
+function merge(a: FieldChanges | undefined, b: FieldChanges): FieldChanges {
+  return { $set: { ...a?.$set, ...b.$set }, $unset: { ...a?.$unset, ...b.$unset } };
 }
 
 function unboundedListeners(controller: AbortController): AbortController {

@@ -16,3 +16,14 @@ export function idDigits(id: Long | bigint | number): string {
   if (typeof id === 'number' && !Number.isSafeInteger(id)) throw new Error(`plant id ${id} was read back rounded`);
   return id.toString();
 }
+
+/** A Standard Webhooks change event: its type, when the change was made, and the plant (or only its id, for a delete). */
+export function changeEventBody(
+  type: string,
+  at: Date,
+  id: Long | bigint | number,
+  plant: { name: string; tag?: string } | undefined,
+): string {
+  const data = plant ? newPlantBody({ _id: id, ...plant }) : `{"id":${idDigits(id)}}`;
+  return `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":${data}}`;
+}

@@ -3,8 +3,10 @@ import { z } from 'zod';
 
 /** The webhook settings, validated once at start-up and passed down. */
 export interface WebhookConfig {
-  /** Where each new plant's event goes. Empty: no events are recorded. */
+  /** Where each new plant's event goes. Empty: no new-plant events are recorded. */
   urls: string[];
+  /** Where every change (created, updated, deleted) goes. Empty: no change events are recorded, deletes keep nothing. */
+  changeUrls: string[];
   /** The signing keys. Unset: this instance delivers nothing (and records nothing: URLs need it). */
   secret: WebhookSecret | undefined;
   retryBaseMs: number;
@@ -98,6 +100,9 @@ function hasCredentials(text: string): boolean {
   return username !== '' || password !== '';
 }
 
-export function webhookConfigProblem(config: Pick<WebhookConfig, 'urls' | 'secret'>): string | undefined {
-  return config.urls.length > 0 && config.secret === undefined ? 'WEBHOOK_SECRET must be set when WEBHOOK_URLS is set' : undefined;
+export function webhookConfigProblem(config: Pick<WebhookConfig, 'urls' | 'changeUrls' | 'secret'>): string | undefined {
+  if (config.secret !== undefined) return undefined;
+  if (config.urls.length > 0) return 'WEBHOOK_SECRET must be set when WEBHOOK_URLS is set';
+  if (config.changeUrls.length > 0) return 'WEBHOOK_SECRET must be set when WEBHOOK_CHANGE_URLS is set';
+  return undefined;
 }

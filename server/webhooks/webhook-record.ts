@@ -44,9 +44,14 @@ export function newWebhookRecord(urls: readonly string[], now: Date, traceparent
   return {
     dueAt: now,
     claims: 0,
-    deliveries: urls.map((url) => ({ id: newMessageId(), url, state: 'pending', attempts: 0, nextAttemptAt: now })),
+    deliveries: urls.map((url) => newDelivery(url, now)),
     ...(traceparent !== undefined && { traceparent }),
   };
+}
+
+/** A delivery to `url`, due at `now`, with its own webhook-id. */
+export function newDelivery(url: string, now: Date): WebhookDelivery {
+  return { id: newMessageId(), url, state: 'pending', attempts: 0, nextAttemptAt: now };
 }
 
 /** `msg_` and 128 random bits, as Standard Webhooks ids look. */

@@ -51,8 +51,10 @@ describe('list', () => {
     expect(others).toHaveLength(0);
     expect(find).toMatchObject({ sort: { _id: new Int32(1) }, limit: new Int32(3) });
     expect(find).not.toHaveProperty('skip');
-    expect(Object.keys(find?.filter as Document)).toEqual(['_id']);
+    // Beside the range, only what keeps a deleted plant's tombstone out of the list.
+    expect(Object.keys(find?.filter as Document).sort()).toEqual(['_id', 'tombstone']);
     expect((find?.filter as { _id: { $gt: unknown } })._id).toStrictEqual({ $gt: Long.fromNumber(2) });
+    expect((find?.filter as { tombstone: unknown }).tombstone).toStrictEqual({ $exists: false });
   });
 });
 
@@ -68,6 +70,6 @@ describe('get and delete', () => {
     expect((await send('DELETE', '/plants/4')).statusCode).toBe(204);
     const [command, ...others] = commandsOf('delete');
     expect(others).toHaveLength(0);
-    expect(command?.deletes).toStrictEqual([{ q: { _id: Long.fromNumber(4) }, limit: new Int32(1) }]);
+    expect(command?.deletes).toStrictEqual([{ q: { tombstone: { $exists: false }, _id: Long.fromNumber(4) }, limit: new Int32(1) }]);
   });
 });

@@ -1,33 +1,19 @@
 // The new-plant webhook from the built service process (as `npm start` runs it): never lost across
 // a SIGKILL, shared by two processes on one MongoDB, and refused at start-up when misconfigured.
-import { Long, MongoClient, type Collection } from 'mongodb';
-import { ConnectionString } from 'mongodb-connection-string-url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Long } from 'mongodb';
+import { describe, expect, it } from 'vitest';
 import { driveLoad, makePlants } from '../helpers/load/drive-load.js';
 import { postJson } from '../helpers/http-post.js';
 import { freePort, spawnService, startService } from '@plant-store/service-launcher';
 import { newWebhookSecret, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@plant-store/service-launcher';
-import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
 import { testMongoUri } from '../helpers/app.js';
+import { useFreshDatabases } from '../helpers/fresh-databases.js';
 import { allIn, waitForEvent } from '../helpers/webhooks.js';
 
 const TOKEN = 'webhooks-process-token';
 const SECRET = newWebhookSecret();
 
-let client: MongoClient;
-beforeAll(async () => {
-  client = await new MongoClient(testMongoUri()).connect();
-});
-afterAll(async () => {
-  await client.close();
-});
-
-/** A database of its own for one test, dropped after it. */
-function freshDatabase(): { uri: string; plants: Collection<PlantDocument>; drop: () => Promise<unknown> } {
-  const uri = testMongoUri();
-  const db = client.db(new ConnectionString(uri).pathname.slice(1));
-  return { uri, plants: db.collection<PlantDocument>('plants'), drop: () => db.dropDatabase() };
-}
+const { fresh: freshDatabase } = useFreshDatabases();
 
 function serviceEnv(uri: string, urls: string[], env: Record<string, string> = {}): Record<string, string> {
   return {

@@ -6,7 +6,23 @@ const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
 describe('the webhook configuration', () => {
   it('is off by default, with the documented retry timing', () => {
-    expect(loadConfig({}).webhooks).toStrictEqual({ urls: [], secret: undefined, retryBaseMs: 5_000, maxAttempts: 10, timeoutMs: 5_000 });
+    expect(loadConfig({}).webhooks).toStrictEqual({
+      urls: [],
+      changeUrls: [],
+      secret: undefined,
+      retryBaseMs: 5_000,
+      maxAttempts: 10,
+      timeoutMs: 5_000,
+    });
+  });
+
+  it('reads WEBHOOK_CHANGE_URLS, apart from WEBHOOK_URLS', () => {
+    const { webhooks } = loadConfig({
+      WEBHOOK_CHANGE_URLS: ' https://a.example/changes , http://127.0.0.1:9000/c?key=1 ',
+      WEBHOOK_SECRET: SECRET,
+    });
+    expect(webhooks.changeUrls).toStrictEqual(['https://a.example/changes', 'http://127.0.0.1:9000/c?key=1']);
+    expect(webhooks.urls).toStrictEqual([]);
   });
 
   it('reads every variable', () => {
@@ -65,6 +81,13 @@ describe('the webhook configuration', () => {
 
   it.each([
     [{ WEBHOOK_URLS: 'https://a.example/hook' }, 'WEBHOOK_SECRET must be set when WEBHOOK_URLS is set'],
+    [{ WEBHOOK_CHANGE_URLS: 'https://a.example/changes' }, 'WEBHOOK_SECRET must be set when WEBHOOK_CHANGE_URLS is set'],
+    [{ WEBHOOK_CHANGE_URLS: 'ftp://a.example/c', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_CHANGE_URLS: URL 1 is not an http:// or https:// URL'],
+    [{ WEBHOOK_CHANGE_URLS: 'https://a.example,https://a.example', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_CHANGE_URLS: a URL is listed twice'],
+    [
+      { WEBHOOK_CHANGE_URLS: 'https://user:pw@b.example/hook', WEBHOOK_SECRET: SECRET },
+      'WEBHOOK_CHANGE_URLS: URL 1 carries credentials (user:password@)',
+    ],
     [{ WEBHOOK_URLS: 'ftp://a.example/hook', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 1 is not an http:// or https:// URL'],
     [{ WEBHOOK_URLS: 'https://a.example,not a url', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: URL 2 is not an http:// or https:// URL'],
     [{ WEBHOOK_URLS: 'https://a.example,https://a.example', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URLS: a URL is listed twice'],
