@@ -93,7 +93,7 @@ export class MongoPlantStore implements PlantStore {
       ...(plant.tag !== undefined && { tag: plant.tag }),
       createdAt,
       ...(this.events &&
-        this.events.urls.length > 0 && { webhook: newWebhookRecord(this.events.urls, createdAt, this.events.traceparent?.()) }),
+        this.events.urls.length > 0 && { webhook: newWebhookRecord(this.events.urls, createdAt, plant, this.events.traceparent?.()) }),
     };
     const created = this.changeEvent('plant.created', createdAt, document);
     if (created) document.changes = { dueAt: createdAt, claims: 0, recorded: 1, events: [created] };

@@ -17,7 +17,8 @@ export const newPlantOutbox: Outbox<EventDocument> = {
     webhook: { ...document.webhook, deliveries: document.webhook.deliveries.map((delivery) => ({ ...delivery })) },
   }),
   due(document, now) {
-    const body = newPlantBody(document);
+    // Records written before the plant was kept in them are sent as the plant is now.
+    const body = newPlantBody({ _id: document._id, ...(document.webhook.plant ?? document) });
     return document.webhook.deliveries.flatMap((delivery, index) =>
       delivery.state === 'pending' && (delivery.nextAttemptAt?.getTime() ?? 0) <= now
         ? [{ delivery, path: `webhook.deliveries.${index}`, body, traceparent: document.webhook.traceparent }]

@@ -11,6 +11,8 @@ export interface WebhookRecord {
   deliveries: WebhookDelivery[];
   /** The create's W3C trace context: each delivery attempt's span links to it, whichever instance makes the attempt. */
   traceparent?: string;
+  /** The plant as created: a change made before delivery does not change what the new-plant webhook sends. */
+  plant?: { name: string; tag?: string };
 }
 
 export interface WebhookLease {
@@ -40,11 +42,17 @@ export const WEBHOOK_FIELD = 'webhook';
 export const DUE_INDEX = { key: { 'webhook.dueAt': 1 }, name: 'webhook_dueAt', sparse: true } as const;
 export const FAILED_INDEX = { key: { 'webhook.deliveries.failedAt': 1 }, name: 'webhook_deliveries_failedAt', sparse: true } as const;
 
-export function newWebhookRecord(urls: readonly string[], now: Date, traceparent?: string): WebhookRecord {
+export function newWebhookRecord(
+  urls: readonly string[],
+  now: Date,
+  plant: { name: string; tag?: string | undefined },
+  traceparent?: string,
+): WebhookRecord {
   return {
     dueAt: now,
     claims: 0,
     deliveries: urls.map((url) => newDelivery(url, now)),
+    plant: { name: plant.name, ...(plant.tag !== undefined && { tag: plant.tag }) },
     ...(traceparent !== undefined && { traceparent }),
   };
 }

@@ -6,6 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret, type ReceivedWebhook } from '@plant-store/service-launcher';
 import { authHeaders, postPlant } from '../helpers/app.js';
+import { PlantChangeEventSchema } from '../../schemas/change-event.js';
+import { int64Json } from '../../schemas/int64-json.js';
 import { readBacklog } from '../../server/webhooks/backlog.js';
 import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
 import { useWebhookReceiver } from '../helpers/webhooks.js';
@@ -72,6 +74,8 @@ describe('change events', () => {
       `{"type":"plant.deleted","timestamp":"T","data":{"id":${id}}}`,
     ]);
     for (const request of requests) {
+      // What /openapi.json declares for each event is what is sent.
+      expect(PlantChangeEventSchema.parse(int64Json.parse(request.body))).toMatchObject({ data: { id: BigInt(id) } });
       expect(request.verifyError).toBeUndefined();
       const headers = request.headers as Record<string, string>;
       expect(new Webhook(SECRET).verify(request.body, headers)).toMatchObject({ data: {} });

@@ -56,6 +56,25 @@ describe('each new plant', () => {
     expect(hooks.receiver.received).toHaveLength(3);
   });
 
+  it('sends the plant as created, though it was changed before the event could be delivered', async () => {
+    hooks.receiver.respond = (_request, attempt) => (attempt === 1 ? 503 : 200);
+    const { app } = await appSendingTo(['/a'], { WEBHOOK_RETRY_BASE_MS: '300' });
+    expect((await postPlant(app, { id: 5, name: 'Fern', tag: 'shade' })).statusCode).toBe(200);
+    await hooks.receiver.waitFor((received) => received.length === 1);
+    const changed = await app.inject({
+      method: 'PATCH',
+      url: '/plants/5',
+      headers: { ...authHeaders(), 'content-type': 'application/merge-patch+json' },
+      payload: '{"name": "Tree fern", "tag": null}',
+    });
+    expect(changed.statusCode).toBe(200);
+    await hooks.receiver.waitFor((received) => received.length === 2);
+    expect(hooks.receiver.received.map((request) => request.body)).toStrictEqual([
+      '{"id":5,"name":"Fern","tag":"shade"}',
+      '{"id":5,"name":"Fern","tag":"shade"}',
+    ]);
+  });
+
   it('is signed over the exact body with this secret: another body or another secret does not verify', async () => {
     const { app } = await appSendingTo(['/a']);
     await postPlant(app, { id: 2, name: 'Fern' });

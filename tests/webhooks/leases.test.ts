@@ -81,7 +81,7 @@ describe('leases', () => {
     const t = await hooks.startApp({ env });
     const now = new Date();
     const claimed = (id: number, leaseEndsAt: Date): PlantDocument => {
-      const webhook = newWebhookRecord([hooks.receiver.url()], now);
+      const webhook = newWebhookRecord([hooks.receiver.url()], now, { name: `plant ${id}` });
       return {
         _id: Long.fromNumber(id),
         name: `plant ${id}`,
@@ -111,7 +111,7 @@ describe('leases', () => {
       _id: Long.fromNumber(20),
       name: 'Announced',
       createdAt: now,
-      webhook: newWebhookRecord([hooks.receiver.url()], now),
+      webhook: newWebhookRecord([hooks.receiver.url()], now, { name: 'Announced' }),
     });
     await postPlant(t.app, { id: 21, name: 'Not announced' });
     await waitForEvent(t.plants, 20, allIn('delivered'));
