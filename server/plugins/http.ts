@@ -5,7 +5,6 @@ import { conditionalRequestHeaders } from '../routes/rest-declarations.js';
 import { limitConnections } from '../http/connection-limits.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
-import { answerHeadAsGet } from '../http/head-requests.js';
 import { registerJsonBodyParser } from '../http/int64-edge.js';
 import { registerRequestHooks } from '../http/request-hooks.js';
 import { RouteMethods } from '../http/route-methods.js';
@@ -31,7 +30,6 @@ export const httpPlugin = fp<HttpOptions>(
     const routeMethods = new RouteMethods();
     routeMethods.record(app);
     app.decorate('routeMethods', routeMethods);
-    answerHeadAsGet(app);
     registerErrorHandling(app, (url) => routeMethods.at(url));
     registerJsonBodyParser(app);
     registerRequestHooks(app, http);

@@ -1,4 +1,5 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
@@ -7,6 +8,7 @@ import { readBodyText, type BodyStream } from '../http/body-text.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
+import { GetOfHead } from './get-of-head.js';
 import { entityTagHeaders } from './rest-answers.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -58,9 +60,21 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         );
       });
       const stockHandler = async (req: FastifyRequest, res: FastifyReply, path: string) => {
+        if (req.method === 'HEAD') return res.send(await answerHeadAsGet(req));
         await withMarkedQueryInput(req, () => fastifyRequestHandler({ ...trpcOptions, req, res, path }));
         return res;
       };
+      // tRPC's own fetch entry, given the GET a HEAD asks about.
+      const answerHeadAsGet = (req: FastifyRequest) =>
+        fetchRequestHandler({
+          ...trpcOptions,
+          endpoint: TRPC_PREFIX,
+          req: new GetOfHead(req, markQueryInput(req.url)),
+          createContext: () => createContext(req),
+          onError: ({ error }) => {
+            logUnexpectedTrpcError({ error, req });
+          },
+        });
       trpc.all<{ Params: { path: string } }>('/:path', (req, res) => {
         const { path } = req.params;
         return serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);

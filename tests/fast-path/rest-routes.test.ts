@@ -213,7 +213,9 @@ describe('the direct call (rest-direct-call.ts)', () => {
     expect((await answer('/plants?limit=1')).statusCode).toBe(200);
     for (const url of ['/plants/%31', '/plants/1/', '/plants/1.5', '/pots/1', '/plants/1/2', '/Plants/1'])
       expect(await answer(url), url).toEqual({ statusCode: 299, body: 'handed on' });
-    expect((await answer('/plants/1', 'HEAD')).statusCode, 'HEAD').toBe(299);
+    // A HEAD is answered as its GET, by the direct call itself; Fastify leaves out the body.
+    expect(await answer('/plants/1', 'HEAD'), 'HEAD').toEqual({ statusCode: 200, body: '' });
+    expect(await answer('/plants/1/', 'HEAD'), 'HEAD').toEqual({ statusCode: 299, body: '' });
     await app.close();
   });
 

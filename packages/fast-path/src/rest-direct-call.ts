@@ -17,6 +17,7 @@ import {
   type OpenApiProcedure,
 } from 'trpc-to-openapi';
 import { ZodArray } from 'zod';
+import { answeredMethod } from './answered-method.js';
 import type { RestMeta, RestOptions } from './options.js';
 import type { RestOperation } from './rest-operations.js';
 import { heldInputCall, runProcedure } from './run-procedure.js';
@@ -45,8 +46,7 @@ export function createRestDirectCall<TContext>(options: RestDirectCallOptions<TC
     return (request, reply) => {
       const queryStart = request.url.indexOf('?');
       const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-      // A HEAD arrives here seen as a GET where the app answers HEAD as GET; any other method goes on.
-      if (request.method !== operation.method || !PLAIN_PATH.test(pathname)) return fallback(request, reply);
+      if (answeredMethod(request.method) !== operation.method || !PLAIN_PATH.test(pathname)) return fallback(request, reply);
       return call(request, reply, pathname, request.url.slice(pathname.length));
     };
   };
