@@ -1,7 +1,7 @@
 import { restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
-import { addJsonBodyParser } from '../http/int64-edge.js';
+import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import { httpError } from '../errors/http-error.js';
 import { reservedParameterError } from '../http/reserved-query-names.js';
 import type { RouteMethods } from '../http/route-methods.js';
@@ -28,6 +28,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
+    writeBackAdapterMarkers(rest);
     for (const mediaType of otherMediaTypes) addJsonBodyParser(rest, mediaType);
     // Callback-style hooks, only where needed: the body check on body-taking routes; the 404/405 on the catch-all,
     // before a body is read; on every route, `__proto__` and the like refused before trpc-to-openapi reads the query.
