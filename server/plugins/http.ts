@@ -28,7 +28,6 @@ export interface HttpOptions {
 export const httpPlugin = fp<HttpOptions>(
   async (app, { corsOrigins, http }) => {
     const routeMethods = new RouteMethods();
-    routeMethods.record(app);
     app.decorate('routeMethods', routeMethods);
     registerErrorHandling(app, (url) => routeMethods.at(url));
     registerJsonEdge(app);
