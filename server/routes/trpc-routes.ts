@@ -42,10 +42,11 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
           else done(...markedBody(body));
         });
       });
-      // tRPC answers with a fetch Response, which the app's int64 pass cannot read: sent as whole text, markers written back.
+      // Answers written by tRPC's transformer and JSON.stringify (its handler's fetch Response, or the fast path's text):
+      // sent as whole text, with the markers of a runtime without `JSON.rawJSON` written back.
       trpc.addHook('onSend', (_request, reply, payload, done) => {
         if (!isJsonResponse(payload)) {
-          done(null, payload);
+          done(null, typeof payload === 'string' ? unmarkJsonText(payload) : payload);
           return;
         }
         payload.text().then(

@@ -50,7 +50,7 @@ export function createDirectCall<TContext extends object>({
     return send(
       reply,
       getHTTPStatusCode(response, [error]),
-      reply.serialize(transformTRPCResponse(config, response)),
+      JSON.stringify(transformTRPCResponse(config, response)),
       headers === NO_HEADERS ? extra : { ...headers, ...extra },
     );
   };
@@ -66,7 +66,7 @@ export function createDirectCall<TContext extends object>({
     }
     // What transformTRPCResponse makes of `{ result: { data } }`, without its three object spreads.
     const serialized: unknown = config.transformer.output.serialize(data);
-    return send(reply, 200, reply.serialize({ result: { data: serialized } }), dataHeaders?.(ctx) ?? NO_HEADERS);
+    return send(reply, 200, JSON.stringify({ result: { data: serialized } }), dataHeaders?.(ctx) ?? NO_HEADERS);
   };
 
   const refuseMethod = async (
@@ -122,7 +122,7 @@ export function createDirectCall<TContext extends object>({
   };
 }
 
-function send(reply: FastifyReply, status: number, payload: Serialized, extraHeaders: Record<string, string>): FastifyReply {
+function send(reply: FastifyReply, status: number, payload: string, extraHeaders: Record<string, string>): FastifyReply {
   reply.code(status).headers(ANSWER_HEADERS);
   if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
   // The identity serializer keeps Fastify from adding `; charset=utf-8`: tRPC answers plain `application/json`.
@@ -192,7 +192,6 @@ function queryInput(url: string): string | undefined {
 
 const ANSWER_HEADERS = { vary: 'trpc-accept, accept', 'content-type': 'application/json' };
 const NO_HEADERS: Record<string, string> = {};
-type Serialized = ReturnType<FastifyReply['serialize']>;
 const asIs = (payload: string) => payload;
 const identity = (text: string) => text;
 
