@@ -5,10 +5,14 @@ import { JsonTextError } from '../../schemas/json-text.js';
 import { httpError } from '../errors/http-error.js';
 import { readBodyText, type BodyStream } from './body-text.js';
 
-/** Fastify's parser, but exact beyond 2^53, bounded in depth, and telling a typo from prototype poisoning. */
-export function registerJsonBodyParser(app: FastifyInstance) {
+/**
+ * Fastify's JSON reader and writer, exact beyond 2^53: the parser also bounds depth and tells a typo from prototype
+ * poisoning; the reply serializer writes every answer given as a value.
+ */
+export function registerJsonEdge(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   addJsonBodyParser(app, 'application/json');
+  app.setReplySerializer(exactJsonText);
 }
 
 export function addJsonBodyParser(app: FastifyInstance, mediaType: string) {
@@ -55,16 +59,20 @@ export function markTrpcInput(text: string, from: keyof typeof SUBJECTS): string
   }
 }
 
-/** Markers appear only without `JSON.rawJSON`; elsewhere answers pass untouched. */
-export const exactIntegers: (payload: unknown) => unknown = int64Json.writesMarkers ? unmarkPayload : (payload) => payload;
-
-function unmarkPayload(payload: unknown): unknown {
-  return typeof payload === 'string' ? int64Json.unmarkText(payload) : payload;
-}
-
 export const writableJson: (value: unknown) => unknown = int64Json.writable;
 
 export const exactJsonText: (value: unknown) => string = int64Json.stringify;
+
+/**
+ * For a context whose adapters write their own JSON text (trpc-to-openapi): without `JSON.rawJSON` their outputs
+ * were made writable as markers, which are written back as numbers here; with it, there is nothing to do.
+ */
+export function writeBackAdapterMarkers(context: FastifyInstance): void {
+  if (!int64Json.writesMarkers) return;
+  context.addHook('onSend', (_request, _reply, payload, done) => {
+    done(null, typeof payload === 'string' ? int64Json.unmarkText(payload) : payload);
+  });
+}
 
 export const unmarkJsonText: (text: string) => string = int64Json.unmarkText;
 

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { exactIntegers } from './int64-edge.js';
 import { watchClosing } from './graceful-close.js';
 import { isBehindEarlierRequests, PipelinedRequests } from './pipelining.js';
 import { requestRefusal } from './request-refusals.js';
@@ -29,7 +28,7 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
       done(null, null);
       return;
     }
-    done(null, exactIntegers(payload));
+    done(null, payload);
   });
 }
 

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { inMethodOrder } from './method-order.js';
 
 interface ServedPath {
@@ -6,17 +5,16 @@ interface ServedPath {
   methods: readonly string[];
 }
 
-/** Methods per path for a 405's `Allow` (RFC 9110 section 15.5.6); catch-alls are added by whoever mounts them. */
+/** Methods per path for a 405's `Allow` (RFC 9110 section 15.5.6), as each plugin declares the routes it adds. */
 export class RouteMethods {
   private readonly served: ServedPath[] = [];
 
-  record(app: FastifyInstance): void {
-    app.addHook('onRoute', (route) => {
-      const matches = pathMatcher(route.url);
-      if (matches) this.add([route.method].flat(), matches);
-    });
+  /** A route's path as Fastify reads it (`/plants/:id`, `/docs/*`). */
+  declare(routePath: string, methods: readonly string[]): void {
+    this.add(methods, pathMatcher(routePath));
   }
 
+  /** Paths a catch-all serves, matched as its handler matches them. */
   add(methods: readonly string[], matches: (path: string) => boolean): void {
     this.served.push({ matches, methods });
   }
@@ -31,9 +29,7 @@ export class RouteMethods {
   }
 }
 
-/** Undefined for a catch-all, or parameter patterns this does not read. */
-function pathMatcher(routePath: string): ((path: string) => boolean) | undefined {
-  if (routePath === '*' || routePath === '/*' || routePath.includes('(')) return undefined;
+function pathMatcher(routePath: string): (path: string) => boolean {
   const source = routePath
     .split('/')
     .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))

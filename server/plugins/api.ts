@@ -47,7 +47,7 @@ export const apiPlugin = fp<ApiOptions>(
     await app.register(async (guarded) => {
       if (metrics && operations) metrics.countRequests(guarded, operations);
       if (options.authFailureLimit) await limitAuthFailures(guarded, options.authFailureLimit);
-      await registerRestRoutes(guarded, api, app.routeMethods);
+      await registerRestRoutes(guarded, api);
       await registerTrpcRoutes(guarded, api);
     });
   },

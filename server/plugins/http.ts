@@ -5,8 +5,7 @@ import { conditionalRequestHeaders } from '../routes/rest-declarations.js';
 import { limitConnections } from '../http/connection-limits.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
-import { answerHeadAsGet } from '../http/head-requests.js';
-import { registerJsonBodyParser } from '../http/int64-edge.js';
+import { registerJsonEdge } from '../http/int64-edge.js';
 import { registerRequestHooks } from '../http/request-hooks.js';
 import { RouteMethods } from '../http/route-methods.js';
 
@@ -29,11 +28,9 @@ export interface HttpOptions {
 export const httpPlugin = fp<HttpOptions>(
   async (app, { corsOrigins, http }) => {
     const routeMethods = new RouteMethods();
-    routeMethods.record(app);
     app.decorate('routeMethods', routeMethods);
-    answerHeadAsGet(app);
     registerErrorHandling(app, (url) => routeMethods.at(url));
-    registerJsonBodyParser(app);
+    registerJsonEdge(app);
     registerRequestHooks(app, http);
     limitConnections(app, http);
     await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));

@@ -1,10 +1,9 @@
 import { restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
-import { addJsonBodyParser } from '../http/int64-edge.js';
+import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import { httpError } from '../errors/http-error.js';
 import { reservedParameterError } from '../http/reserved-query-names.js';
-import type { RouteMethods } from '../http/route-methods.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations, type DeclaredOperation } from './rest-declarations.js';
 
@@ -12,7 +11,7 @@ import { declaredOperations, type DeclaredOperation } from './rest-declarations.
  * trpc-to-openapi writes outputs with JSON.stringify, so int64 values go to it made writable. Its catch-all serves
  * every path, so only the operations' own paths and methods tell a 405 from a 404.
  */
-export async function registerRestRoutes(app: FastifyInstance, { router, serving }: ApiRoutesOptions, routeMethods: RouteMethods) {
+export async function registerRestRoutes(app: FastifyInstance, { router, serving }: ApiRoutesOptions) {
   const operations = restOperations(router);
   const all: CheckedOperation[] = declaredOperations(router).map((entry) => ({
     ...entry,
@@ -24,10 +23,11 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
   };
   // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
   const otherMediaTypes = [...new Set(all.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
-  for (const operation of operations) routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
+  for (const operation of operations) app.routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
+    writeBackAdapterMarkers(rest);
     for (const mediaType of otherMediaTypes) addJsonBodyParser(rest, mediaType);
     // Callback-style hooks, only where needed: the body check on body-taking routes; the 404/405 on the catch-all,
     // before a body is read; on every route, `__proto__` and the like refused before trpc-to-openapi reads the query.

@@ -1,10 +1,12 @@
 import { procedureEntries, type RestRouteHooks } from '@plant-store/fast-path';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import type { NodeHTTPResponse } from '@trpc/server/adapters/node-http';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { createOpenApiNodeHttpHandler, fastifyTRPCOpenApiPlugin, type NodeHTTPRequest } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
 import { forgedMarkerInQuery, markBody, reviveMarked, writableJson } from '../http/int64-edge.js';
 import type { ApiServing } from './api-routes.js';
+import { GetOfHead } from './get-of-head.js';
 import { responseMeta, rethrowRestError } from './rest-answers.js';
 
 /** The stock adapters: trpc-to-openapi's Fastify plugin for REST, tRPC's own handler for every /trpc call. */
@@ -31,8 +33,11 @@ async function registerStockRestRoutes(
   if (hooks.bodyPreHandler) rest.addHook('preHandler', hooks.bodyPreHandler);
   if (hooks.preHandler) rest.addHook('preHandler', hooks.preHandler);
   if (hooks.catchAllOnRequest) rest.addHook('onRequest', hooks.catchAllOnRequest);
+  const markedRouter = withInt64Markers(router);
+  // Declared before the plugin's catch-all, so Fastify adds no HEAD route of its own.
+  rest.head('/*', answerHeadAsGet(markedRouter, createContext));
   await rest.register(fastifyTRPCOpenApiPlugin, {
-    router: withInt64Markers(router),
+    router: markedRouter,
     createContext: ({ req }: { req: FastifyRequest }) => createContext(req),
     onError: rethrowRestError,
     responseMeta,
@@ -52,4 +57,34 @@ function withInt64Markers(router: AppRouter): AppRouter {
     return markedCaller;
   };
   return { ...router, createCaller: createCaller as unknown as AppRouter['createCaller'] };
+}
+
+/** trpc-to-openapi's own handler, which reads a fetch Request as its plugin reads Fastify's, given the GET a HEAD asks about. */
+function answerHeadAsGet(router: AppRouter, createContext: (request: FastifyRequest) => Context): RouteHandlerMethod {
+  const handle = createOpenApiNodeHttpHandler<AppRouter, GetOfHead & NodeHTTPRequest, ReplyWriter & NodeHTTPResponse>({
+    router,
+    createContext: ({ req }) => createContext(req.head),
+    onError: rethrowRestError,
+    responseMeta,
+  });
+  return async (request, reply) => {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- a fetch Request, which the handler also takes
+    await handle(new GetOfHead(request) as GetOfHead & NodeHTTPRequest, new ReplyWriter(reply) as ReplyWriter & NodeHTTPResponse);
+    return reply;
+  };
+}
+
+/** What the handler writes, through Fastify's reply, so the app's hooks see the answer. */
+class ReplyWriter {
+  statusCode = 200;
+
+  constructor(private readonly reply: FastifyReply) {}
+
+  setHeader(name: string, value: string | number | readonly string[]): void {
+    this.reply.header(name, value);
+  }
+
+  end(body?: string): void {
+    void this.reply.code(this.statusCode).send(body);
+  }
 }

@@ -1,4 +1,5 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { authChallengeHeaders } from '../errors/rest-error.js';
@@ -7,6 +8,7 @@ import { readBodyText, type BodyStream } from '../http/body-text.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
+import { GetOfHead } from './get-of-head.js';
 import { entityTagHeaders } from './rest-answers.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -40,10 +42,11 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
           else done(...markedBody(body));
         });
       });
-      // tRPC answers with a fetch Response, which the app's int64 pass cannot read: sent as whole text, markers written back.
+      // Answers written by tRPC's transformer and JSON.stringify (its handler's fetch Response, or the fast path's text):
+      // sent as whole text, with the markers of a runtime without `JSON.rawJSON` written back.
       trpc.addHook('onSend', (_request, reply, payload, done) => {
         if (!isJsonResponse(payload)) {
-          done(null, payload);
+          done(null, typeof payload === 'string' ? unmarkJsonText(payload) : payload);
           return;
         }
         payload.text().then(
@@ -58,9 +61,22 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         );
       });
       const stockHandler = async (req: FastifyRequest, res: FastifyReply, path: string) => {
+        if (req.method === 'HEAD') return res.send(await answerHeadAsGet(req));
         await withMarkedQueryInput(req, () => fastifyRequestHandler({ ...trpcOptions, req, res, path }));
         return res;
       };
+      // tRPC's own fetch entry, given the GET a HEAD asks about.
+      const answerHeadAsGet = (req: FastifyRequest) =>
+        fetchRequestHandler({
+          ...trpcOptions,
+          endpoint: TRPC_PREFIX,
+          req: new GetOfHead(req, markQueryInput(req.url)),
+          createContext: () => createContext(req),
+          onError: ({ error }) => {
+            logUnexpectedTrpcError({ error, req });
+          },
+        });
+      app.routeMethods.declare(`${TRPC_PREFIX}/:path`, trpc.supportedMethods);
       trpc.all<{ Params: { path: string } }>('/:path', (req, res) => {
         const { path } = req.params;
         return serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);

@@ -194,7 +194,6 @@ describe('the direct call (rest-direct-call.ts)', () => {
         throw error;
       },
       responseMeta,
-      mapOutput: int64Json.mark,
     },
     operations,
   );
@@ -202,6 +201,8 @@ describe('the direct call (rest-direct-call.ts)', () => {
 
   it('answers the plain paths of operations itself and hands every other path on', async () => {
     const app = Fastify();
+    // The writer the service gives every answer: the list holds ids beyond 2^53.
+    app.setReplySerializer(int64Json.stringify);
     for (const operation of operations)
       app.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handOn) });
     app.all('/*', handOn);
@@ -213,7 +214,9 @@ describe('the direct call (rest-direct-call.ts)', () => {
     expect((await answer('/plants?limit=1')).statusCode).toBe(200);
     for (const url of ['/plants/%31', '/plants/1/', '/plants/1.5', '/pots/1', '/plants/1/2', '/Plants/1'])
       expect(await answer(url), url).toEqual({ statusCode: 299, body: 'handed on' });
-    expect((await answer('/plants/1', 'HEAD')).statusCode, 'HEAD').toBe(299);
+    // A HEAD is answered as its GET, by the direct call itself; Fastify leaves out the body.
+    expect(await answer('/plants/1', 'HEAD'), 'HEAD').toEqual({ statusCode: 200, body: '' });
+    expect(await answer('/plants/1/', 'HEAD'), 'HEAD').toEqual({ statusCode: 299, body: '' });
     await app.close();
   });
 
@@ -229,7 +232,6 @@ describe('the direct call (rest-direct-call.ts)', () => {
         },
         onError: () => undefined,
         responseMeta,
-        mapOutput: (output) => output,
       },
       [...operations, later, another],
     );

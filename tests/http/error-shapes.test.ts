@@ -91,6 +91,14 @@ describe('errors raised by Fastify answer the Error shape', () => {
     expect(nested.headers.allow).toBe('GET, HEAD, PATCH, DELETE');
     const docs = await testApp.app.inject({ method: 'POST', url: '/docs', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     expectErrorBody(docs, 405, 'POST is not allowed on /docs: it answers GET, HEAD');
+    // Swagger UI's own routes under /docs, and the probes, as their plugins declare them.
+    const asset = await testApp.app.inject({ method: 'DELETE', url: '/docs/static/index.html' });
+    expectErrorBody(asset, 405, 'DELETE is not allowed on /docs/static/index.html: it answers GET, HEAD');
+    expectErrorBody(
+      await testApp.app.inject({ method: 'PUT', url: '/readyz' }),
+      405,
+      'PUT is not allowed on /readyz: it answers GET, HEAD',
+    );
   });
 });
 

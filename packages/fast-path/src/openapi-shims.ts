@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answeredMethod } from './answered-method.js';
 
 // Not Fastify's own objects, as trpc-to-openapi's plugin passes: it patches every reply, and the handler then builds
 // a fetch `Request` per call just for a `signal`, which aborts on every normal close.
@@ -15,7 +16,7 @@ export class OpenApiRequest {
   readonly query: unknown;
 
   constructor(readonly fastify: FastifyRequest) {
-    this.method = fastify.method;
+    this.method = answeredMethod(fastify.method);
     this.url = fastify.url;
     this.headers = new HeaderReader(fastify.headers);
     this.body = fastify.body;

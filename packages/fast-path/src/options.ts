@@ -20,6 +20,7 @@ export interface RestOptions<TContext> {
   /** trpc-to-openapi's `onError`; one that rethrows lets Fastify's error handler answer the failure. */
   onError: (options: { error: TRPCError }) => void;
   responseMeta: (answer: RestAnswer<TContext>) => RestMeta;
+  /** For trpc-to-openapi's handler, which writes outputs with JSON.stringify; the direct calls use the reply serializer. */
   mapOutput?: (output: unknown) => unknown;
 }
 

@@ -17,17 +17,17 @@ import {
   type OpenApiProcedure,
 } from 'trpc-to-openapi';
 import { ZodArray } from 'zod';
+import { answeredMethod } from './answered-method.js';
 import type { RestMeta, RestOptions } from './options.js';
 import type { RestOperation } from './rest-operations.js';
 import { heldInputCall, runProcedure } from './run-procedure.js';
 
-export interface RestDirectCallOptions<TContext> extends RestOptions<TContext> {
+/** The answer is written by the app's reply serializer, so no output mapping for a JSON.stringify of its own. */
+export interface RestDirectCallOptions<TContext> extends Omit<RestOptions<TContext>, 'mapOutput'> {
   createContext: (request: FastifyRequest) => TContext;
 }
 
 type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
-
-const identity = (output: unknown) => output;
 
 // No escapes, dots, empty segments or trailing slash for URL parsing to change: Fastify's params are trpc-to-openapi's.
 const PLAIN_PATH = /^(?:\/[\w~-]+)+$/;
@@ -45,17 +45,13 @@ export function createRestDirectCall<TContext>(options: RestDirectCallOptions<TC
     return (request, reply) => {
       const queryStart = request.url.indexOf('?');
       const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-      // A HEAD arrives here seen as a GET where the app answers HEAD as GET; any other method goes on.
-      if (request.method !== operation.method || !PLAIN_PATH.test(pathname)) return fallback(request, reply);
+      if (answeredMethod(request.method) !== operation.method || !PLAIN_PATH.test(pathname)) return fallback(request, reply);
       return call(request, reply, pathname, request.url.slice(pathname.length));
     };
   };
 }
 
-function operationCall<TContext>(
-  operation: RestOperation,
-  { createContext, onError, responseMeta, mapOutput = identity }: RestDirectCallOptions<TContext>,
-) {
+function operationCall<TContext>(operation: RestOperation, { createContext, onError, responseMeta }: RestDirectCallOptions<TContext>) {
   const { procedure, procedurePath: path } = operation;
   const { type } = procedure._def;
   const method = operation.method as OpenApiMethod;
@@ -71,13 +67,13 @@ function operationCall<TContext>(
   };
 
   const answer = (reply: FastifyReply, ctx: TContext, output: unknown, pathname: string, search: string): FastifyReply => {
-    let payload: string | undefined;
+    let payload: ReturnType<FastifyReply['serialize']> | undefined;
     let meta: RestMeta;
     try {
-      const data = mapOutput(output);
       // For a plain path, the request's own text is what the handler's `new URL()` would give.
-      meta = responseMeta({ ctx, data: [data], errors: [], info: { url: { pathname, search } } });
-      payload = JSON.stringify(data);
+      meta = responseMeta({ ctx, data: [output], errors: [], info: { url: { pathname, search } } });
+      // No output, no body: Fastify never hands the serializer undefined either.
+      payload = output === undefined ? undefined : reply.serialize(output);
     } catch (cause) {
       return fail(cause);
     }

@@ -52,7 +52,7 @@ export function registerFastRestRoutes<TContext>(
     await handle(new OpenApiRequest(request) as ShimRequest, new OpenApiResponse(reply) as ShimResponse);
     return reply;
   };
-  const directCallOf = createRestDirectCall({ createContext, onError, responseMeta, mapOutput }, operations);
+  const directCallOf = createRestDirectCall({ createContext, onError, responseMeta }, operations);
   const { bodyPreHandler, preHandler, catchAllOnRequest } = hooks;
   const preHandlers = (takesBody: boolean) => [
     ...(takesBody && bodyPreHandler ? [bodyPreHandler] : []),

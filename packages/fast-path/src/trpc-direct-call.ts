@@ -10,6 +10,7 @@ import {
 } from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answeredMethod } from './answered-method.js';
 import type { TrpcOptions } from './options.js';
 import { isObject, isThenable, proceduresOf, runProcedure } from './run-procedure.js';
 
@@ -78,7 +79,7 @@ export function createDirectCall<TContext extends object>({
     const allow = ACCEPTED_METHOD[type];
     const error = new TRPCError({
       code: 'METHOD_NOT_SUPPORTED',
-      message: `Unsupported ${request.method}-request to ${type} procedure at path "${path}"`,
+      message: `Unsupported ${answeredMethod(request.method)}-request to ${type} procedure at path "${path}"`,
     });
     return sendError(request, reply, error, { type, path, input: undefined, ctx }, { allow });
   };
@@ -103,7 +104,7 @@ export function createDirectCall<TContext extends object>({
         sendError(request, reply, error, { type, path, input: input.value, ctx: undefined }),
       );
     }
-    if (request.method !== ACCEPTED_METHOD[type]) return refuseMethod(request, reply, path, type, ctx);
+    if (answeredMethod(request.method) !== ACCEPTED_METHOD[type]) return refuseMethod(request, reply, path, type, ctx);
     // No signal, as with `createCaller`: no procedure here watches for a client going away.
     const call = { path, getRawInput: input.read, readRawInputNow: input.readNow, ctx, type, signal: undefined, batchIndex: 0 };
     return runProcedure(
@@ -156,7 +157,8 @@ interface InputText {
 }
 
 function singleCallInput(request: FastifyRequest): InputText | undefined {
-  const { body, headers, method, url } = request;
+  const { body, headers, url } = request;
+  const method = answeredMethod(request.method);
   if (headers['trpc-accept'] !== undefined || headers.accept?.includes('application/jsonl') === true) return undefined;
   if (method === 'POST') {
     if (typeof body !== 'string' || url.includes('?') || !isJson(headers['content-type'])) return undefined;
