@@ -25,6 +25,8 @@ interface HttpStatusError {
   statusCode: number;
   code?: string;
   message: string;
+  /** Headers the refusal needs, as a 415's `Accept-Patch`. */
+  headers?: Record<string, string>;
 }
 
 /** The methods the app serves at a URL's path, for 405 rather than 404. */
@@ -32,7 +34,7 @@ export type MethodsAt = (url: string) => readonly string[];
 
 export function toRestError(error: unknown, request: RequestInfo, methodsAt?: MethodsAt): RestError {
   if (error instanceof TRPCError) return fromTRPCError(error, request, methodsAt);
-  if (isClientError(error)) return restError(error.statusCode, clientMessage(error, request));
+  if (isClientError(error)) return restError(error.statusCode, clientMessage(error, request), { ...error.headers });
   return internalError(request);
 }
 

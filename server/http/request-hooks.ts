@@ -19,13 +19,14 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
       });
     }
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     gracefulClose.closeConnection(reply);
     if (reply.statusCode === 204 && reply.hasHeader('content-type')) reply.removeHeader('content-type');
-    // A 304 has no content (RFC 9110, section 15.4.5): the answer's body, written by an adapter that sends one, is dropped.
+    // A 304 has no content (RFC 9110, section 15.4.5): the answer's body, written by an adapter that sends one, is dropped;
+    // a HEAD's goes on to Fastify's own HEAD step, which drops it after taking its length.
     if (reply.statusCode === 304) {
       reply.removeHeader('content-type');
-      done(null, null);
+      done(null, request.method === 'HEAD' ? (payload ?? undefined) : null);
       return;
     }
     done(null, payload);

@@ -22,6 +22,10 @@ export const RESPONSE_HEADERS = {
       'to change or delete the plant only while it is as read, or in `If-None-Match` to read it only when it has changed',
     schema: { type: 'string' as const },
   },
+  'Accept-Patch': {
+    description: 'The media types the PATCH takes (RFC 5789), on a 415 that refused another',
+    schema: { type: 'string' as const },
+  },
   Link: {
     description: 'The next page, while more plants follow: `</plants?limit=…&after=…>; rel="next"`',
     schema: { type: 'string' as const },

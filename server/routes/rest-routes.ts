@@ -29,6 +29,10 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     rest.removeContentTypeParser('text/plain');
     writeBackAdapterMarkers(rest);
     for (const mediaType of otherMediaTypes) addJsonBodyParser(rest, mediaType);
+    // Any other media type: a 415 naming those the operation takes.
+    rest.addContentTypeParser('*', (request, _payload, done) => {
+      done(unsupportedMediaType(declaredOperation(request, declared, true)?.mediaTypes ?? ['application/json'], request.method));
+    });
     // Callback-style hooks, only where needed: the body check on body-taking routes; the 404/405 on the catch-all,
     // before a body is read; on every route, `__proto__` and the like refused before trpc-to-openapi reads the query.
     const checkBody: preHandlerHookHandler = (request, _reply, done) => {
@@ -39,7 +43,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
     const checkQuery: preHandlerHookHandler = (request, _reply, done) => {
-      done(request.url.includes('?') ? reservedParameterError(request.query) : undefined);
+      done(request.url.includes('?') ? (reservedParameterError(request.query) ?? queryOfBodyError(request)) : undefined);
     };
     await serving.registerRestRoutes(rest, { bodyPreHandler: checkBody, preHandler: checkQuery, catchAllOnRequest: checkOperation });
   });
@@ -85,17 +89,10 @@ function declaredBodyError(request: FastifyRequest, declared: DeclaredBodies, ot
       ? undefined
       : contentType.split(';', 1)[0]?.trim().toLowerCase();
   const other = mediaType !== undefined && otherMediaTypes.includes(mediaType);
-  // An operation's own route names it; the catch-all (FAST_PATH=off, or a path that is not plain) matches the URL.
-  const routed = declared.byRoute.get(`${method} ${request.routeOptions.url ?? ''}`);
-  const found =
-    routed ??
-    declared.all.find(
-      ({ operation, checksBody }) => operation.method === method && (other || checksBody) && operation.matchesUrl(request.url),
-    );
+  const found = declaredOperation(request, declared, other);
   if (found === undefined || !(other || found.checksBody)) return undefined;
   if (other) {
-    if (!found.mediaTypes.includes(mediaType))
-      return httpError(415, `the body must be JSON: send it with Content-Type: ${found.mediaTypes.join(' or ')}`);
+    if (!found.mediaTypes.includes(mediaType)) return unsupportedMediaType(found.mediaTypes, method);
     request.headers['content-type'] = 'application/json';
   }
   const body = request.body as Record<string, unknown>;
@@ -105,4 +102,30 @@ function declaredBodyError(request: FastifyRequest, declared: DeclaredBodies, ot
   if (found.meta.conditional?.ifMatch && Object.hasOwn(body, 'ifMatch'))
     return httpError(400, 'unknown field "ifMatch": send the condition as the If-Match header');
   return undefined;
+}
+
+/** An operation's own route names it; the catch-all (FAST_PATH=off, or a path that is not plain) matches the URL. */
+function declaredOperation(request: FastifyRequest, declared: DeclaredBodies, anyBody: boolean): CheckedOperation | undefined {
+  const { method } = request;
+  return (
+    declared.byRoute.get(`${method} ${request.routeOptions.url ?? ''}`) ??
+    declared.all.find(
+      ({ operation, checksBody }) => operation.method === method && (anyBody || checksBody) && operation.matchesUrl(request.url),
+    )
+  );
+}
+
+/** RFC 5789 section 2.2: a PATCH refused for its media type says which it takes in `Accept-Patch`. */
+function unsupportedMediaType(mediaTypes: readonly string[], method: string): Error {
+  const message = `the body must be JSON: send it with Content-Type: ${mediaTypes.join(' or ')}`;
+  return httpError(415, message, method === 'PATCH' ? { 'accept-patch': mediaTypes.join(', ') } : undefined);
+}
+
+/** An operation with a body takes nothing from the query: a parameter there would be silently dropped. */
+function queryOfBodyError(request: FastifyRequest): Error | undefined {
+  if (!BODY_METHODS.has(request.method)) return undefined;
+  const names = Object.keys(request.query as Record<string, unknown>);
+  if (names.length === 0) return undefined;
+  const listed = names.map((name) => JSON.stringify(name)).join(', ');
+  return httpError(400, `unknown parameter${names.length > 1 ? 's' : ''} ${listed}: this operation takes no query parameters`);
 }

@@ -113,12 +113,33 @@ describe('PATCH /plants/{id}', () => {
 
   it('answers 415 for other media types, and a merge patch is refused where it is not declared', async () => {
     await create({ id: 1, name: 'Fern' });
-    await expectError(await patch('/plants/1', '{"name":"x"}', { ...auth, 'content-type': 'text/plain' }), 415, 'the body must be JSON');
+    for (const contentType of ['text/plain', 'application/json-patch+json']) {
+      const refused = await patch('/plants/1', '{"name":"x"}', { ...auth, 'content-type': contentType });
+      // RFC 5789 section 2.2: what a PATCH takes, in Accept-Patch.
+      expect(refused.headers.get('accept-patch')).toBe('application/merge-patch+json, application/json');
+      await expectError(refused, 415, 'send it with Content-Type: application/merge-patch+json or application/json');
+    }
     await expectError(
       await send('POST', '/plants', MERGE_PATCH, '{"id":3,"name":"x"}'),
       415,
       'send it with Content-Type: application/json',
     );
+    expect(await service.testApp.plants.countDocuments({})).toBe(1);
+  });
+
+  it('refuses a query parameter, which a body-taking operation would otherwise drop: no condition hides in one', async () => {
+    await create({ id: 1, name: 'Fern' });
+    await expectError(
+      await patch('/plants/1?ifMatch=%22x%22', { name: 'x' }),
+      400,
+      'unknown parameter "ifMatch": this operation takes no query',
+    );
+    await expectError(
+      await send('POST', '/plants?id=5', { ...auth, 'content-type': 'application/json' }, '{"id":3,"name":"x"}'),
+      400,
+      'unknown parameter "id"',
+    );
+    expect(await (await send('GET', '/plants/1')).json()).toEqual({ id: 1, name: 'Fern' });
     expect(await service.testApp.plants.countDocuments({})).toBe(1);
   });
 
@@ -176,6 +197,13 @@ describe('If-None-Match on GET /plants/{id}', () => {
     const modified = await send('GET', '/plants/1', { ...auth, 'if-none-match': '"x"' });
     expect(modified.status).toBe(200);
     expect(await modified.json()).toEqual({ id: 1, name: 'Fern' });
+    // HEAD as GET: the same 304, its Content-Length (if any) that of the 200's body.
+    for (const condition of [etag, '*']) {
+      const head = await send('HEAD', '/plants/1', { ...auth, 'if-none-match': condition });
+      expect(head.status).toBe(304);
+      expect(head.headers.get('etag')).toBe(etag);
+      expect([null, String(Buffer.byteLength('{"id":1,"name":"Fern"}'))]).toContain(head.headers.get('content-length'));
+    }
   });
 
   it('never answers 304 without a valid token', async () => {
