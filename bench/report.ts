@@ -101,7 +101,7 @@ export function formatTable(summaries: ContenderSummary[]): string {
 export function formatCpuAgainstBaseline(summaries: ContenderSummary[]): string {
   const [baseline, ...others] = summaries;
   if (!baseline || others.length === 0) return '';
-  const ratios = others.map((summary) => `${summary.label} ${paired(summary, baseline, cpuOf).median.toFixed(2)}`);
+  const ratios = others.map((summary) => `${summary.row ?? summary.label} ${paired(summary, baseline, cpuOf).median.toFixed(2)}`);
   return `  server CPU ÷ the baseline's, paired within rounds (median over rounds): ${ratios.join('; ')}`;
 }
 
