@@ -305,7 +305,8 @@ async function main(): Promise<void> {
   );
   console.log(
     `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn and node ${STEADY_HEAP_FLAGS.join(' ')} (bench/server-process.ts); each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
-      'each delete removes a stored plant (MongoDB: stored before each round); figures are medians over the rounds.',
+      'each delete removes a stored plant (MongoDB: stored before each round); absolute figures are medians over the rounds, ' +
+      'ratios the median over rounds of contender ÷ yardstick in the same round.',
   );
   if (args['cpu-prof']) console.log(`CPU profiles of the server children: ${PROFILE_DIR}`);
 
