@@ -35,6 +35,8 @@ export default defineConfig({
       service({ name: 'plant-store-under-load', include: LOAD_TESTS, sequence: { groupOrder: 1 }, fileParallelism: false }),
       // Its own config and MongoDB (tools/mongod-emulator/vitest.config.ts).
       'tools/mongod-emulator',
+      // The benchmark's own arithmetic: no service, no MongoDB.
+      { test: { name: 'bench', include: ['bench/**/*.test.ts'] } },
     ],
   },
 });

@@ -1,4 +1,5 @@
 import type { RoundResult } from './load-round.js';
+import { formatPaired, lowestPerRound, median, pairedRatio, type PairedRatio } from './paired-ratios.js';
 
 /** A round, with the server's CPU time per request: steadier than req/s on a busy machine. */
 export interface MeasuredRound extends RoundResult {
@@ -15,6 +16,9 @@ export interface ContenderSummary {
   peer?: boolean;
   /** The label of the reference this route's CPU is judged against instead of the best peer's. */
   judgedAgainst?: string | undefined;
+  /** The label of a reference this route may cost no more server CPU than, on every store. */
+  costCeiling?: string | undefined;
+  /** Round `i` of every contender of an operation ran in the same sweep, seconds apart: the pairs the ratios take. */
   rounds: MeasuredRound[];
 }
 
@@ -28,30 +32,36 @@ interface Row {
   cpuMicrosPerRequest: number;
 }
 
-export const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const upper = sorted[middle] ?? Number.NaN;
-  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2;
-};
+const rateOf = (round: MeasuredRound) => round.requestsPerSecond;
+const p99Of = (round: MeasuredRound) => round.p99Ms;
+const cpuOf = (round: MeasuredRound) => round.cpuMicrosPerRequest;
 
-/** Each figure is the median over the rounds, which shrugs off one round hit by a hiccup. */
+/** One figure of a contender's rounds, in the rounds' order. */
+const figures = (summary: ContenderSummary, figure: (round: MeasuredRound) => number): number[] => summary.rounds.map(figure);
+
+/** A contender's figure against a yardstick's, paired within each round. */
+export const paired = (summary: ContenderSummary, yardstick: ContenderSummary, figure: (round: MeasuredRound) => number): PairedRatio =>
+  pairedRatio(figures(summary, figure), figures(yardstick, figure));
+
+/** Each absolute figure is the median over the rounds, which shrugs off one round hit by a hiccup; the ratios are paired. */
 function summarise({ label, reference, peer = false, rounds }: ContenderSummary): Row {
   return {
     label,
     reference,
     peer,
-    requestsPerSecond: median(rounds.map((round) => round.requestsPerSecond)),
+    requestsPerSecond: median(rounds.map(rateOf)),
     p50Ms: median(rounds.map((round) => round.p50Ms)),
-    p99Ms: median(rounds.map((round) => round.p99Ms)),
-    cpuMicrosPerRequest: median(rounds.map((round) => round.cpuMicrosPerRequest)),
+    p99Ms: median(rounds.map(p99Of)),
+    cpuMicrosPerRequest: median(rounds.map(cpuOf)),
   };
 }
 
-/** A table of req/s, p50 and p99 per contender, with ratios to the first (the baseline). */
+/**
+ * A table of req/s, p50, p99 and server CPU per contender, with ratios to the first (the baseline): the absolute figures
+ * are medians over the rounds, the ratios medians of the rounds' paired ratios.
+ */
 export function formatTable(summaries: ContenderSummary[]): string {
-  const rows = summaries.map(summarise);
-  const [baseline] = rows;
+  const [baseline] = summaries;
   if (!baseline) return '(no results)';
   const header = [
     'contender',
@@ -62,23 +72,37 @@ export function formatTable(summaries: ContenderSummary[]): string {
     'p99 ÷ baseline',
     'server CPU µs/req',
     'CPU ÷ baseline',
+    'CPU ÷ baseline per round',
     'req/s per round',
   ];
-  const body = rows.map((row, index) => [
-    row.label,
-    Math.round(row.requestsPerSecond).toLocaleString('en'),
-    String(row.p50Ms),
-    String(row.p99Ms),
-    (row.requestsPerSecond / baseline.requestsPerSecond).toFixed(2),
-    (row.p99Ms / baseline.p99Ms).toFixed(2),
-    Math.round(row.cpuMicrosPerRequest).toString(),
-    (row.cpuMicrosPerRequest / baseline.cpuMicrosPerRequest).toFixed(2),
-    (summaries[index]?.rounds ?? []).map((round) => Math.round(round.requestsPerSecond)).join(' '),
-  ]);
+  const body = summaries.map((summary) => {
+    const row = summarise(summary);
+    const cpu = paired(summary, baseline, cpuOf);
+    return [
+      row.label,
+      Math.round(row.requestsPerSecond).toLocaleString('en'),
+      String(row.p50Ms),
+      String(row.p99Ms),
+      paired(summary, baseline, rateOf).median.toFixed(2),
+      paired(summary, baseline, p99Of).median.toFixed(2),
+      Math.round(row.cpuMicrosPerRequest).toString(),
+      cpu.median.toFixed(2),
+      cpu.rounds.map((ratio) => ratio.toFixed(2)).join(' '),
+      summary.rounds.map((round) => Math.round(round.requestsPerSecond)).join(' '),
+    ];
+  });
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => (cells[column] ?? '').length)));
   const line = (cells: string[]) =>
     cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
   return [line(header), ...body.map(line)].join('\n');
+}
+
+/** One line: every contender's server CPU ÷ the baseline's, paired within rounds (`REST 1.06, tRPC 1.07; ...`). */
+export function formatCpuAgainstBaseline(summaries: ContenderSummary[]): string {
+  const [baseline, ...others] = summaries;
+  if (!baseline || others.length === 0) return '';
+  const ratios = others.map((summary) => `${summary.row ?? summary.label} ${paired(summary, baseline, cpuOf).median.toFixed(2)}`);
+  return `  server CPU ÷ the baseline's, paired within rounds (median over rounds): ${ratios.join('; ')}`;
 }
 
 export const megabytes = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
@@ -92,82 +116,102 @@ export interface Target {
   maxP99Ratio?: number;
 }
 
-/** One line per contender after the baseline (but the reference and the peers): met or missed, with the figures that decide it. */
+const isRoute = (summary: ContenderSummary) => !summary.reference && summary.peer !== true;
+
+/** One line per route (not the baseline, a reference or a peer): met or missed on ratios paired within rounds. */
 export function formatTargets(summaries: ContenderSummary[], { minRatio, maxP99Ratio }: Target): string {
-  const [baseline, ...others] = summaries.map(summarise);
+  const [baseline, ...others] = summaries;
   if (!baseline) return '';
   return others
-    .filter((row) => !row.reference && !row.peer)
-    .map((row) => {
-      const ratio = row.requestsPerSecond / baseline.requestsPerSecond;
-      const p99Ratio = row.p99Ms / baseline.p99Ms;
-      const met = ratio >= minRatio && (maxP99Ratio === undefined || p99Ratio <= maxP99Ratio);
-      const p99 = maxP99Ratio === undefined ? '' : `, p99 ${p99Ratio.toFixed(2)}× (target ≤ ${maxP99Ratio}×)`;
-      return `  ${verdict(met)} ${row.label}: ${ratio.toFixed(2)}× the baseline's req/s (target ≥ ${minRatio}×)${p99}`;
+    .filter(isRoute)
+    .map((summary) => {
+      const rate = paired(summary, baseline, rateOf);
+      const p99 = paired(summary, baseline, p99Of);
+      const met = rate.median >= minRatio && (maxP99Ratio === undefined || p99.median <= maxP99Ratio);
+      const p99Text = maxP99Ratio === undefined ? '' : `, p99 ${formatPaired(p99)} (target ≤ ${maxP99Ratio}×)`;
+      return `  ${verdict(met)} ${summary.label}: req/s ÷ the baseline's ${formatPaired(rate)} (target ≥ ${minRatio}×)${p99Text}`;
     })
     .join('\n');
 }
 
 /**
- * The service's routes (neither baseline, reference nor peer) against the other stacks. No-op
- * store: a route is met when its server CPU per request is at most `maxCpuRatio` times the
- * leanest peer's (the spread between processes of the same code), or times its `judgedAgainst`
- * reference's when the peers do other work on the wire; its req/s and the fastest peer's are
- * shown beside it. MongoDB store: req/s at least `minRatio` of the baseline's. Each figure is a
- * median over the rounds.
- *
- * Each no-op line also says in how many rounds the route cost no more CPU than its yardstick did
- * in the same round. The rounds are interleaved, so each such pair ran seconds apart on the same
- * machine: a verdict the route wins in most rounds is a gap, one it wins in about half is noise.
+ * The service's routes (neither baseline, reference nor peer) against the other stacks. No-op store: a route is met
+ * when the median over rounds of its server CPU per request ÷ the leanest peer's in the same round is at most
+ * `maxCpuRatio` (the spread between processes of the same code), or ÷ its `judgedAgainst` reference's when the peers
+ * do other work on the wire; its req/s and the fastest peer's are shown beside it. MongoDB store: req/s ÷ the
+ * baseline's, paired, at least `minRatio`.
  */
 export function formatPeerTargets(summaries: ContenderSummary[], target: { maxCpuRatio: number } | { minRatio: number }): string {
-  const [baseline, ...others] = summaries.map((summary) => ({ summary, row: summarise(summary) }));
+  const [baseline, ...others] = summaries;
   if (!baseline) return '';
-  const peers = others.filter(({ row }) => row.peer);
-  const routes = others.filter(({ row }) => !row.reference && !row.peer);
+  const peers = others.filter((summary) => summary.peer === true);
+  const routes = others.filter(isRoute);
   if ('minRatio' in target) {
     return routes
-      .map(({ row }) => {
-        const ratio = row.requestsPerSecond / baseline.row.requestsPerSecond;
-        return `  ${verdict(ratio >= target.minRatio)} ${row.label}, req/s against the baseline's: ${ratio.toFixed(2)}× (target ≥ ${target.minRatio}×)`;
+      .map((summary) => {
+        const rate = paired(summary, baseline, rateOf);
+        return `  ${verdict(rate.median >= target.minRatio)} ${summary.label}, req/s ÷ the baseline's: ${formatPaired(rate)} (target ≥ ${target.minRatio}×)`;
       })
       .join('\n');
   }
-  const leanest = bestOf(peers, (a, b) => a.cpuMicrosPerRequest < b.cpuMicrosPerRequest);
-  const fastest = bestOf(peers, (a, b) => a.requestsPerSecond > b.requestsPerSecond);
-  if (!leanest || !fastest) return '  (server CPU against the peers: no peer in this run)';
-  const micros = (value: number) => `${Math.round(value)} µs`;
-  const rate = (value: number) => Math.round(value).toLocaleString('en');
+  const judged = routes.filter((summary) => summary.judgedAgainst !== undefined || summary.costCeiling === undefined);
+  if (judged.length === 0) return '';
+  const leanest = lowestPerRound(peers.map((peer) => ({ label: peer.label, values: figures(peer, cpuOf) })));
+  const fastest = peers
+    .map((peer) => summarise(peer))
+    .reduce<Row | undefined>((best, row) => (best === undefined || row.requestsPerSecond > best.requestsPerSecond ? row : best), undefined);
   const within = `within ${Math.round((target.maxCpuRatio - 1) * 100)}%`;
-  return routes
-    .map(({ summary, row }) => {
-      const reference = summary.judgedAgainst === undefined ? undefined : others.find((other) => other.row.label === summary.judgedAgainst);
-      const yardstick = reference ?? leanest;
-      const whose = reference ? "the reference's" : "the best peer's";
-      const met = row.cpuMicrosPerRequest <= yardstick.row.cpuMicrosPerRequest * target.maxCpuRatio;
+  const rate = (value: number) => Math.round(value).toLocaleString('en');
+  return judged
+    .map((summary) => {
+      const reference = summary.judgedAgainst === undefined ? undefined : others.find((other) => other.label === summary.judgedAgainst);
+      if (!reference && (peers.length === 0 || !fastest)) return `  (${summary.label}, server CPU against the peers: no peer in this run)`;
+      const ratio = reference
+        ? paired(summary, reference, cpuOf)
+        : pairedRatio(
+            figures(summary, cpuOf),
+            leanest.map(({ value }) => value),
+          );
+      const against = reference
+        ? `${reference.label}, the same round`
+        : `the leanest peer of each round: ${countsOf(leanest.map(({ label }) => label))}`;
+      const rates = fastest
+        ? `; ${rate(summarise(summary).requestsPerSecond)} req/s against the fastest peer's ${rate(fastest.requestsPerSecond)} (${fastest.label})`
+        : '';
       return (
-        `  ${verdict(met)} ${row.label}, server CPU ${within} of ${whose}: ${micros(row.cpuMicrosPerRequest)}/req against ${micros(yardstick.row.cpuMicrosPerRequest)} (${yardstick.row.label}; ` +
-        `no more in ${roundsNoCostlier(summary.rounds, yardstick.summary.rounds)} rounds); ${rate(row.requestsPerSecond)} req/s against the best peer's ${rate(fastest.row.requestsPerSecond)} (${fastest.row.label})`
+        `  ${verdict(ratio.median <= target.maxCpuRatio)} ${summary.label}, server CPU ${within} of ${reference ? "the reference's" : "the best peer's"}: ` +
+        `÷ ${against}: ${formatPaired(ratio)} (target ≤ ${target.maxCpuRatio})${rates}`
       );
     })
     .join('\n');
 }
 
-/** The candidate whose row is `better` than every other's (the first of equals). */
-function bestOf<T extends { row: Row }>(candidates: T[], better: (a: Row, b: Row) => boolean): T | undefined {
-  return candidates.reduce<T | undefined>(
-    (best, candidate) => (best === undefined || better(candidate.row, best.row) ? candidate : best),
-    undefined,
-  );
+/**
+ * Routes held to a reference's cost on every store (an update to a create): the median over rounds of server CPU per
+ * request ÷ the reference's in the same round, at most `maxCpuRatio`.
+ */
+export function formatCostCeilings(summaries: ContenderSummary[], maxCpuRatio: number): string {
+  return summaries
+    .filter((summary) => isRoute(summary) && summary.costCeiling !== undefined)
+    .map((summary) => {
+      const reference = summaries.find((other) => other.label === summary.costCeiling);
+      if (!reference) return `  (${summary.label}: its reference ${String(summary.costCeiling)} was not run)`;
+      const ratio = paired(summary, reference, cpuOf);
+      const micros = (row: Row) => `${Math.round(row.cpuMicrosPerRequest)} µs`;
+      return (
+        `  ${verdict(ratio.median <= maxCpuRatio)} ${summary.label}, server CPU per request no more than ${reference.label}: ` +
+        `÷ it in the same round ${formatPaired(ratio)} (target ≤ ${maxCpuRatio}); medians ${micros(summarise(summary))} against ${micros(summarise(reference))}`
+      );
+    })
+    .join('\n');
 }
 
-/** "k of n": the rounds in which `route` used no more server CPU per request than `peer` in the same round. */
-function roundsNoCostlier(route: MeasuredRound[], peer: MeasuredRound[]): string {
-  const pairs = Math.min(route.length, peer.length);
-  let count = 0;
-  for (let index = 0; index < pairs; index += 1) {
-    if ((route[index]?.cpuMicrosPerRequest ?? Number.POSITIVE_INFINITY) <= (peer[index]?.cpuMicrosPerRequest ?? Number.NEGATIVE_INFINITY))
-      count += 1;
-  }
-  return `${count} of ${pairs}`;
+/** `Hono 6 of 8, oRPC 2 of 8`: how often each label came up, most often first. */
+function countsOf(labels: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
+  return [...counts]
+    .sort(([, a], [, b]) => b - a)
+    .map(([label, count]) => `${label} in ${count} of ${labels.length}`)
+    .join(', ');
 }

@@ -220,6 +220,24 @@ describe('the direct call (rest-direct-call.ts)', () => {
     await app.close();
   });
 
+  it('takes a "__proto__" key of a body as a field, never as the prototype of the input', async () => {
+    // A body parser that keeps such a key (JSON.parse does; the app's own refuses it before the route).
+    const app = Fastify();
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, JSON.parse(String(body)));
+    });
+    for (const operation of operations)
+      app.route({ method: operation.method, url: operation.fastifyPath, handler: directCallOf(operation, handOn) });
+    app.setErrorHandler((error: Error & { code?: string }, _request, reply) => reply.code(400).send({ code: error.code }));
+    const { statusCode, body } = await app.inject(
+      patch('/plants/1', '{"__proto__":{"name":"Renamed through the prototype"}}', { ...token, 'content-type': 'application/json' }),
+    );
+    // Refused as an unknown field, as trpc-to-openapi's spread of the body would have it, not a rename.
+    expect({ statusCode, body }).toEqual({ statusCode: 400, body: '{"code":"BAD_REQUEST"}' });
+    await app.close();
+  });
+
   it('leaves to the handler an operation whose paths an earlier one of the same method also matches', () => {
     const getPlant = operations.find((operation) => operation.method === 'GET' && operation.path === '/plants/{id}');
     if (getPlant === undefined) throw new Error('no GET /plants/{id} operation');

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { MeasuredRound } from './report.js';
+import { formatCostCeilings, formatPeerTargets, formatTargets, type ContenderSummary } from './report.js';
+import { formatPaired, lowestPerRound, median, pairedRatio } from './paired-ratios.js';
+
+/** Rounds with only the figures a test sets; the rest alike in every round. */
+const rounds = (cpu: number[], rate = cpu.map(() => 10_000)): MeasuredRound[] =>
+  cpu.map((cpuMicrosPerRequest, round) => ({
+    cpuMicrosPerRequest,
+    requestsPerSecond: rate[round] ?? 10_000,
+    requests: 30_000,
+    p50Ms: 4,
+    p99Ms: 10,
+  }));
+
+const contender = (label: string, cpu: number[], extra: Partial<ContenderSummary> = {}): ContenderSummary => ({
+  label,
+  reference: false,
+  rounds: rounds(cpu),
+  ...extra,
+});
+
+describe('pairedRatio', () => {
+  it('divides round by round and takes the median of the ratios', () => {
+    expect(pairedRatio([110, 60, 200], [100, 50, 200])).toEqual({ median: 1.1, rounds: [1.1, 1.2, 1] });
+  });
+
+  it('pairs only the rounds both ran', () => {
+    expect(pairedRatio([10, 20, 30, 40], [10, 10]).rounds).toEqual([1, 2]);
+  });
+
+  // The machine's speed changes from round to round. The route costs 2% less than the peer in three rounds of five and
+  // 20% more in two; its median across rounds comes from another round than the peer's, and says 20% more.
+  const drifting = { route: [98, 294, 147, 240, 300], peer: [100, 300, 150, 200, 250] };
+
+  it('judges by the pairs where medians across rounds disagree', () => {
+    expect(median(drifting.route) / median(drifting.peer)).toBeCloseTo(1.2, 6);
+    const byPairs = pairedRatio(drifting.route, drifting.peer);
+    expect(byPairs.rounds.map((ratio) => Number(ratio.toFixed(3)))).toEqual([0.98, 0.98, 0.98, 1.2, 1.2]);
+    expect(byPairs.median).toBeCloseTo(0.98, 6);
+  });
+
+  it('formats the median, then each round', () => {
+    expect(formatPaired({ median: 1.034, rounds: [1.01, 0.98, 1.07] })).toBe('1.03 (rounds 1.01 0.98 1.07)');
+  });
+});
+
+describe('lowestPerRound', () => {
+  it('takes the leanest candidate of each round, whoever it is', () => {
+    const lowest = lowestPerRound([
+      { label: 'a', values: [10, 30, 20] },
+      { label: 'b', values: [20, 25, 30] },
+    ]);
+    expect(lowest).toEqual([
+      { value: 10, label: 'a' },
+      { value: 25, label: 'b' },
+      { value: 20, label: 'a' },
+    ]);
+  });
+
+  it('has no rounds without candidates', () => {
+    expect(lowestPerRound([])).toEqual([]);
+  });
+});
+
+describe('target lines', () => {
+  const baseline = contender('baseline', [50, 50, 50]);
+
+  it('holds a route to the leanest peer of each round, not to the peer with the lowest median', () => {
+    // Peer A has the lowest median (100 against B's 104) but B is the leaner in rounds 2 and 3: the route, 4% above A's
+    // median, is 4–6% above the leanest peer of each round.
+    const peerA = contender('peer A', [100, 110, 100], { peer: true });
+    const peerB = contender('peer B', [140, 104, 95], { peer: true });
+    const route = contender('route', [104, 110, 101]);
+    const line = formatPeerTargets([baseline, route, peerA, peerB], { maxCpuRatio: 1.05 });
+    expect(line).toContain('MISSED route, server CPU within 5% of the best peer');
+    expect(line).toContain('1.06 (rounds 1.04 1.06 1.06)');
+    expect(line).toContain('peer B in 2 of 3, peer A in 1 of 3');
+  });
+
+  it('meets a route that drift makes look costlier by its medians', () => {
+    const peer = contender('peer', [100, 300, 150, 200, 250], { peer: true });
+    const route = contender('route', [98, 294, 147, 240, 300]);
+    const line = formatPeerTargets([contender('baseline', [1, 1, 1, 1, 1]), route, peer], { maxCpuRatio: 1.05 });
+    expect(line).toMatch(/^ {2}met {4}route/);
+    expect(line).toContain('0.98 (rounds 0.98 0.98 0.98 1.20 1.20)');
+  });
+
+  it("judges a route with a reference against that reference's same rounds", () => {
+    const reference = contender('wire-shape reference', [60, 70, 80], { reference: true });
+    const route = contender('route', [62, 72, 90], { judgedAgainst: 'wire-shape reference' });
+    const line = formatPeerTargets([baseline, route, reference, contender('peer', [10, 10, 10], { peer: true })], { maxCpuRatio: 1.05 });
+    expect(line).toContain('met    route');
+    expect(line).toContain('1.03 (rounds 1.03 1.03 1.13)');
+  });
+
+  it('holds an update to a create in the same rounds, and leaves it out of the peer lines', () => {
+    const create = contender('create', [70, 90, 80], { reference: true });
+    const update = contender('update', [69, 91, 79], { costCeiling: 'create' });
+    const summaries = [baseline, update, create];
+    const line = formatCostCeilings(summaries, 1);
+    expect(line).toContain('met    update, server CPU per request no more than create');
+    expect(line).toContain('0.99 (rounds 0.99 1.01 0.99)');
+    expect(formatCostCeilings([baseline, contender('update', [72, 91, 81], { costCeiling: 'create' }), create], 1)).toContain(
+      'MISSED update',
+    );
+    expect(formatPeerTargets(summaries, { maxCpuRatio: 1.05 })).toBe('');
+  });
+
+  it("judges req/s against the baseline's by pairs", () => {
+    const paced = { ...contender('route', [1, 1, 1]), rounds: rounds([1, 1, 1], [4_000, 9_000, 5_000]) };
+    const base = { ...contender('baseline', [1, 1, 1]), rounds: rounds([1, 1, 1], [5_000, 10_000, 20_000]) };
+    // Medians: 5,000 against 10,000 (0.5×); pairs: 0.8, 0.9, 0.25, whose median is 0.8.
+    expect(formatTargets([base, paced], { minRatio: 0.6 })).toContain("met    route: req/s ÷ the baseline's 0.80 (rounds 0.80 0.90 0.25)");
+  });
+});
