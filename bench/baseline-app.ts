@@ -15,7 +15,6 @@ import {
   type Plant,
   type PlantStore,
 } from '../index.js';
-import { int64Json } from '../index.js';
 
 /** Where the baseline routes answer in the service's app (its `/plants` routes are the service's own). */
 export const BASELINE_PATH = '/baseline/plants';
@@ -101,8 +100,8 @@ function listPlantsRoute(verifyToken: TokenVerifier, store: PlantStore) {
       next.set('after', String(last.id));
       void reply.header('link', `<${BASELINE_PATH}?${next.toString()}>; rel="next"`);
     }
-    // As the service: bigints made writable by JSON.stringify (as markers on Node 20, written back as numbers by the app's onSend hook).
-    return int64Json.writable(page);
+    // As the service: the app's reply serializer writes the bigints exactly.
+    return page;
   };
 }
 
@@ -119,9 +118,7 @@ function updatePlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
     });
     if (changed === undefined) return reply.code(404).send({ error: 404, message: `no plant with id ${id}` });
     // The output schema is strict: the plant without the store's revision.
-    return int64Json.writable(
-      StoredPlantSchema.parse({ id: changed.id, name: changed.name, ...(changed.tag !== undefined && { tag: changed.tag }) }),
-    );
+    return StoredPlantSchema.parse({ id: changed.id, name: changed.name, ...(changed.tag !== undefined && { tag: changed.tag }) });
   };
 }
 

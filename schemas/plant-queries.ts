@@ -53,4 +53,13 @@ export const PlantIdInputSchema = parameters('this operation', {
   id: int64Parameter('id', 'Identification number of the plant'),
 });
 
+/** Over REST the condition comes from the If-Match header; /trpc and in-process callers give it as `ifMatch`. */
+export const DeletePlantInputSchema = parameters('deleting a plant', {
+  id: int64Parameter('id', 'Identification number of the plant'),
+  ifMatch: z
+    .string({ error: 'ifMatch must be a string' })
+    .meta({ description: 'The If-Match condition: `*`, or entity tags as ETag answers them, comma-separated' })
+    .optional(),
+});
+
 export type ListPlantsInput = z.input<typeof ListPlantsInputSchema>;

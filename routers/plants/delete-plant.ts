@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import * as ex from '../../schemas/examples.js';
-import { PlantIdInputSchema } from '../../schemas/plant-queries.js';
+import { DeletePlantInputSchema } from '../../schemas/plant-queries.js';
 import { ifMatchCondition } from '../entity-tags.js';
 import { PlantNotFoundError } from '../plant-store.js';
 import { restOperation } from '../procedure-meta.js';
@@ -47,8 +47,9 @@ export const deletePlant = protectedProcedure
       },
     }),
   )
-  .input(PlantIdInputSchema)
+  .input(DeletePlantInputSchema)
   .output(z.void())
   .mutation(async ({ input, ctx }) => {
-    if (!(await ctx.store.delete(input.id, ifMatchCondition(undefined, ctx.conditions?.ifMatch)))) throw new PlantNotFoundError(input.id);
+    if (!(await ctx.store.delete(input.id, ifMatchCondition(input.ifMatch, ctx.conditions?.ifMatch))))
+      throw new PlantNotFoundError(input.id);
   });

@@ -109,7 +109,8 @@ function examplesOf({ success, errors }: OperationAnswers, conditional: Conditio
 
 /** RFC 9110's conditional requests, as the procedure declares them. */
 function declareConditionalRequests(operation: OpenApiOperation, conditional: ConditionalRequests): void {
-  const parameters = operation.parameters ?? [];
+  // Over REST the condition is the If-Match header: the input field /trpc and in-process callers use is not a parameter.
+  const parameters = (operation.parameters ?? []).filter((parameter) => !(conditional.ifMatch && parameter.name === 'ifMatch'));
   if (conditional.ifMatch) {
     for (const media of Object.values(operation.requestBody?.content ?? {})) dropProperty(media?.schema, 'ifMatch');
     parameters.push({

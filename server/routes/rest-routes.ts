@@ -43,7 +43,11 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
     const checkQuery: preHandlerHookHandler = (request, _reply, done) => {
-      done(request.url.includes('?') ? (reservedParameterError(request.query) ?? queryOfBodyError(request)) : undefined);
+      done(
+        request.url.includes('?')
+          ? (reservedParameterError(request.query) ?? queryOfBodyError(request) ?? conditionInQueryError(request, declared))
+          : undefined,
+      );
     };
     await serving.registerRestRoutes(rest, { bodyPreHandler: checkBody, preHandler: checkQuery, catchAllOnRequest: checkOperation });
   });
@@ -128,4 +132,11 @@ function queryOfBodyError(request: FastifyRequest): Error | undefined {
   if (names.length === 0) return undefined;
   const listed = names.map((name) => JSON.stringify(name)).join(', ');
   return httpError(400, `unknown parameter${names.length > 1 ? 's' : ''} ${listed}: this operation takes no query parameters`);
+}
+
+/** The If-Match header carries a REST condition; the input field of the same name is for /trpc and in-process callers. */
+function conditionInQueryError(request: FastifyRequest, declared: DeclaredBodies): Error | undefined {
+  return Object.hasOwn(request.query as object, 'ifMatch') && declaredOperation(request, declared, true)?.meta.conditional?.ifMatch
+    ? httpError(400, 'unknown parameter "ifMatch": send the condition as the If-Match header')
+    : undefined;
 }

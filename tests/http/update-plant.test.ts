@@ -294,4 +294,25 @@ describe('over /trpc and in process', () => {
     const readOnly = createAppCaller(service.testApp.app, undefined);
     await expect(readOnly.updatePlant({ id: 2, name: 'x' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
+
+  it('deletePlant honours ifMatch as updatePlant does; over REST the condition is the header, never a query parameter', async () => {
+    const client = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
+    const etag = (await create({ id: 1, name: 'Fern' })).headers.get('etag') ?? '';
+    const failed = await client.deletePlant.mutate({ id: 1, ifMatch: '"old"' }).catch((error: unknown) => error);
+    expect((failed as TRPCClientError<never>).data).toMatchObject({ code: 'PRECONDITION_FAILED', httpStatus: 412 });
+    await expectError(
+      await send('DELETE', `/plants/1?ifMatch=${encodeURIComponent(etag)}`),
+      400,
+      'send the condition as the If-Match header',
+    );
+    expect((await send('GET', '/plants/1')).status).toBe(200);
+    await client.deletePlant.mutate({ id: 1, ifMatch: etag });
+    expect((await send('GET', '/plants/1')).status).toBe(404);
+
+    const caller = createAppCaller(service.testApp.app, `Bearer ${TEST_TOKEN}`);
+    await create({ id: 2, name: 'Ivy' });
+    await expect(caller.deletePlant({ id: 2, ifMatch: '"old"' })).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
+    await caller.deletePlant({ id: 2, ifMatch: '*' });
+    await expect(caller.getPlant({ id: 2 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
 });
