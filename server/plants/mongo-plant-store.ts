@@ -6,6 +6,7 @@ import {
   type CreateIndexesOptions,
   type Db,
   type DeleteOptions,
+  type FindOneAndUpdateOptions,
   type Filter,
   type InsertOneOptions,
   type UpdateFilter,
@@ -212,6 +213,10 @@ export class MongoPlantStore implements PlantStore {
    */
   async update(id: Int64, patch: PlantPatch, ifMatch?: EntityTagCondition): Promise<Revised<StoredPlant>> {
     const signal = this.guard?.signal();
+    if (!ifMatch) {
+      const changed = await this.updateInOneWrite(id, patch, signal);
+      if (changed) return changed;
+    }
     for (;;) {
       const document = await this.find(id, signal);
       if (!document) throw new PlantNotFoundError(id);
@@ -235,6 +240,44 @@ export class MongoPlantStore implements PlantStore {
       if (matchedCount === 1 && queued.event) this.events?.recorded();
       if (matchedCount === 1) return { id: current.id, name, ...(tag !== undefined && { tag }), revision: revision + 1 };
     }
+  }
+
+  /**
+   * An unconditional change in one round trip, its result told by the plant as it was: the filter passes over a patch
+   * that changes nothing and a plant whose events a worker holds, and a change event must know the whole plant from
+   * the patch. Undefined when it wrote nothing: reading first then decides (absent, unchanged, or held).
+   */
+  private async updateInOneWrite(id: Int64, patch: PlantPatch, signal: AbortSignal | undefined): Promise<Revised<StoredPlant> | undefined> {
+    const { name } = patch;
+    const tag = patch.tag ?? undefined;
+    const whole = name !== undefined && patch.tag !== undefined;
+    const event = whole ? this.changeEvent('plant.updated', new Date(), { name, tag }) : undefined;
+    if (!event && (this.events?.changeUrls.length ?? 0) > 0) return undefined;
+    const changes: Filter<PlantDocument>[] = [
+      ...(name === undefined ? [] : [{ name: { $ne: name } }]),
+      ...(patch.tag === undefined ? [] : [{ tag: patch.tag === null ? { $exists: true } : { $ne: patch.tag } }]),
+    ];
+    if (changes.length === 0) return undefined;
+    const queued = queue({}, event);
+    const change: UpdateFilter<PlantDocument> = {
+      ...queued.update,
+      $inc: { ...queued.update.$inc, revision: 1 },
+      ...((name !== undefined || tag !== undefined) && {
+        $set: { ...(name !== undefined && { name }), ...(tag !== undefined && { tag }) },
+      }),
+      ...(patch.tag === null && { $unset: { tag: '' } }),
+    };
+    const options: FindOneAndUpdateOptions & Abortable = { returnDocument: 'before', projection: PROJECTION, promoteLongs: false, signal };
+    const before = await this.plants
+      .findOneAndUpdate({ _id: toLong(id), ...LIVE, ...queued.filter, $or: changes }, change, options)
+      .catch((error: unknown) => {
+        throw this.storeError(error);
+      });
+    if (!before) return undefined;
+    if (event) this.events?.recorded();
+    const was = toStoredPlant(before);
+    const now = { id: was.id, name: name ?? was.name, tag: patch.tag === undefined ? was.tag : tag };
+    return { id: now.id, name: now.name, ...(now.tag !== undefined && { tag: now.tag }), revision: (before.revision ?? 0) + 1 };
   }
 
   async delete(id: Int64, ifMatch?: EntityTagCondition): Promise<boolean> {
@@ -327,7 +370,7 @@ function asRead(document: ReadPlant): Filter<PlantDocument> {
  * match nothing and the caller reads again.
  */
 function queue(
-  read: ReadPlant,
+  read: Pick<ReadPlant, 'changes'>,
   event: ChangeEvent | undefined,
 ): { filter: Filter<PlantDocument>; update: UpdateFilter<PlantDocument>; event?: ChangeEvent } {
   if (!event) return { filter: {}, update: {} };

@@ -1,6 +1,6 @@
-// What list, get and delete ask of MongoDB, seen on the wire between the service and MongoDB:
+// What list, get, update and delete ask of MongoDB, seen on the wire between the service and MongoDB:
 // list is a keyset query on _id (a range on _id, sorted by _id, limit, never a skip); get and
-// delete name one document by _id. (Whether the server then uses the _id index is for `explain`
+// delete name one document by _id; an unconditional update is one write. (Whether the server then uses the _id index is for `explain`
 // to say, which the mongod emulator these tests run on by default does not implement.)
 // The proxy decodes with the bson package itself, so its values are of these classes.
 import { Int32, Long, type Document } from 'bson';
@@ -27,8 +27,10 @@ beforeEach(() => {
   proxy.commands.length = 0;
 });
 
-const send = (method: 'GET' | 'DELETE', url: string) =>
-  testApp.app.inject({ method, url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+const send = (method: 'GET' | 'DELETE' | 'PATCH', url: string, headers: Record<string, string> = {}, payload?: string) =>
+  testApp.app.inject({ method, url, headers: { authorization: `Bearer ${TEST_TOKEN}`, ...headers }, payload });
+const patch = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  send('PATCH', url, { 'content-type': 'application/merge-patch+json', ...headers }, JSON.stringify(body));
 /** The commands the service sent on the plants collection under `name` (find, delete...). */
 const commandsOf = (name: string): Document[] => proxy.commands.filter((command) => command[name] === PLANTS_COLLECTION);
 
@@ -71,5 +73,36 @@ describe('get and delete', () => {
     const [command, ...others] = commandsOf('delete');
     expect(others).toHaveLength(0);
     expect(command?.deletes).toStrictEqual([{ q: { tombstone: { $exists: false }, _id: Long.fromNumber(4) }, limit: new Int32(1) }]);
+  });
+});
+
+describe('update', () => {
+  it('an unconditional change is one round trip: a findAndModify that passes over a patch changing nothing', async () => {
+    const changed = await patch('/plants/1', { name: 'renamed' });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json()).toEqual({ id: 1, name: 'renamed' });
+    expect(commandsOf('find')).toHaveLength(0);
+    const [write, ...others] = commandsOf('findAndModify');
+    expect(others).toHaveLength(0);
+    expect(write).toMatchObject({ query: { _id: Long.fromNumber(1), $or: [{ name: { $ne: 'renamed' } }] }, new: false });
+
+    // The same patch again changes nothing: the write matches nothing, and a read tells the plant is there as asked.
+    proxy.commands.length = 0;
+    const unchanged = await patch('/plants/1', { name: 'renamed' });
+    expect(unchanged.statusCode).toBe(200);
+    expect(unchanged.headers.etag).toBe(changed.headers.etag);
+    expect(commandsOf('findAndModify')).toHaveLength(1);
+    expect(commandsOf('find')).toHaveLength(1);
+    expect(commandsOf('update')).toHaveLength(0);
+  });
+
+  it('a change under If-Match reads the plant, then writes only while it is as read', async () => {
+    const etag = (await send('GET', '/plants/2')).headers.etag ?? '';
+    proxy.commands.length = 0;
+    expect((await patch('/plants/2', { tag: 'shade' }, { 'if-match': String(etag) })).statusCode).toBe(200);
+    expect(commandsOf('findAndModify')).toHaveLength(0);
+    expect(commandsOf('find')).toHaveLength(1);
+    const [update] = commandsOf('update');
+    expect(update?.updates).toMatchObject([{ q: { _id: Long.fromNumber(2), name: 'plant 2', revision: { $exists: false } } }]);
   });
 });
