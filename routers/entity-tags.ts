@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { StoredPlant } from '../schemas/plant.js';
 
 /** The revision is in the digest, so any change, even one back to an earlier name, changes the tag. */
 export function entityTagOf(plant: StoredPlant, revision: number): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([String(plant.id), revision, plant.name, plant.tag ?? null]))
-    .digest('base64url');
+  const digest = hash('sha256', JSON.stringify([String(plant.id), revision, plant.name, plant.tag ?? null]), 'base64url');
   return `"${digest.slice(0, 22)}"`;
 }
 

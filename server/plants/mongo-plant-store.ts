@@ -145,7 +145,9 @@ export class MongoPlantStore implements PlantStore {
     signal: AbortSignal | undefined,
   ): Promise<Revised<Plant> | undefined> {
     const revision = (tombstone.revision ?? 0) + 1;
-    const { _id, createdAt, name, tag, webhook } = document;
+    const { _id, name, tag, webhook } = document;
+    // Now, not when the first insert was tried: the delete this create follows may have come in between.
+    const createdAt = new Date();
     const event = this.changeEvent('plant.created', createdAt, document);
     const queued = queue(tombstone, event);
     const change: UpdateFilter<PlantDocument> = {

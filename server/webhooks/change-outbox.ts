@@ -40,11 +40,10 @@ export const changeOutbox: Outbox<ChangeDocument> = {
     if (remaining.length === 0 && document.tombstone) return { remove: { ...when, tombstone: true } };
     if (remaining.length === 0) return { changes: { $set: {}, $unset: { changes: '' } }, when, dueAt: undefined };
     const dueAt = Math.min(...heads(document).map((head) => head.dueAt));
-    return {
-      changes: { $set: { 'changes.events': remaining, 'changes.dueAt': new Date(dueAt) }, $unset: { 'changes.lease': '' } },
-      when,
-      dueAt,
-    };
+    // The outcomes are already written in place: the queue is rewritten only when an event leaves it, so a claim that
+    // found nothing due (a URL backing off) costs a plant with a long queue no rewrite of it.
+    const left = remaining.length < document.changes.events.length ? { 'changes.events': remaining } : {};
+    return { changes: { $set: { ...left, 'changes.dueAt': new Date(dueAt) }, $unset: { 'changes.lease': '' } }, when, dueAt };
   },
 };
 

@@ -362,11 +362,11 @@ export class DeliveryWorker<T extends OutboxDocument> {
     return read as T | undefined;
   }
 
+  /** The claim's token is gone: its lease ran out, or, while it still held, the plant was deleted and its record with it. */
   private leaseLost(lease: HeldLease<T>): void {
-    this.log.warn(
-      { plantId: idDigits(lease.document._id), outbox: this.outbox.name },
-      'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt',
-    );
+    const context = { plantId: idDigits(lease.document._id), outbox: this.outbox.name };
+    if (Date.now() < lease.endsAt) this.log.debug(context, 'webhooks: the plant was deleted while its event was being delivered');
+    else this.log.warn(context, 'webhooks: the lease ran out before the outcome was recorded; another instance may repeat the attempt');
   }
 
   /** Runs one write of the claim, again while the lease holds when MongoDB does not answer; undefined when it never did. */

@@ -44,7 +44,7 @@ function newPlantWebhook(): WebhookOperation {
         },
       },
     },
-    responses: answers(),
+    responses: answers('it is marked failed, and `npm run webhooks:failed` lists it'),
   };
 }
 
@@ -136,7 +136,7 @@ function changeEventWebhook({ operationId, summary, when, schema, body, examples
       description: body,
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` }, examples } },
     },
-    responses: answers(),
+    responses: answers("it is given up, logged and counted, and the plant's next event follows"),
   };
 }
 
@@ -178,10 +178,10 @@ function signedHeaders(): Pick<WebhookOperation, 'tags' | 'security' | 'paramete
 }
 
 /** What the service makes of each answer, the same for every webhook. */
-function answers(): WebhookOperation['responses'] {
+function answers(givenUp: string): WebhookOperation['responses'] {
   return {
     '200': { description: 'Return a 200 status (any 2xx) to indicate that the data was received successfully' },
-    '410': { description: 'Gone: this event is not sent to this URL again (it is marked failed)' },
+    '410': { description: `Gone: this event is not sent to this URL again (${givenUp})` },
     default: { description: 'Any other answer, or none in time: the event is sent again later' },
   };
 }

@@ -88,14 +88,18 @@ describe('the change events in the OpenAPI document', () => {
   });
 
   it.each(EVENTS)(
-    '$type: its operationId, the signature headers and answers of the new-plant webhook, and no bearer token',
+    '$type: its operationId, the signature headers and answers of the new-plant webhook (a 410 gives up, not kept), and no bearer token',
     ({ type, operationId }) => {
       const newPlant = webhook(served, NEW_PLANT_WEBHOOK.name);
       const event = webhook(served, type);
       expect(event.operationId).toBe(operationId);
       expect(event.parameters?.map(({ name }) => name)).toStrictEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
       expect(event.parameters).toStrictEqual(newPlant.parameters);
-      expect(event.responses).toStrictEqual(newPlant.responses);
+      const { '410': gone, ...others } = event.responses ?? {};
+      const { '410': newPlantGone, ...newPlantOthers } = newPlant.responses ?? {};
+      expect(others).toStrictEqual(newPlantOthers);
+      expect(newPlantGone).toMatchObject({ description: expect.stringContaining('npm run webhooks:failed') });
+      expect(gone).toMatchObject({ description: expect.stringContaining("the plant's next event follows") });
       expect(event.security).toStrictEqual([]);
     },
   );

@@ -6,7 +6,7 @@ import { newWebhookSecret } from '@plant-store/service-launcher';
 import { buildApp } from '../../server/app.js';
 import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
 import { newWebhookRecord } from '../../server/webhooks/webhook-record.js';
-import { postPlant, testConfig, testMongoUri } from '../helpers/app.js';
+import { authHeaders, postPlant, testConfig, testMongoUri } from '../helpers/app.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { allIn, eventOf, waitForEvent, webhookEnv, useWebhookReceiver } from '../helpers/webhooks.js';
 
@@ -49,6 +49,26 @@ describe('closing the app', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
     expect(await eventOf(t.plants, 2)).toMatchObject({ deliveries: [{ state: 'delivered', attempts: 1 }] });
     expect(hooks.receiver.received).toHaveLength(1);
+  });
+});
+
+describe('a plant deleted while its event is being delivered', () => {
+  it('is no lost lease: nothing is logged as a warning', async () => {
+    const logs = captureLogs();
+    hooks.receiver.respond = () => ({ status: 200, afterMs: 500 });
+    // Change events keep a deleted plant's document, so the delete clears the new-plant record the attempt holds.
+    const t = await hooks.startApp({
+      env: webhookEnv([hooks.receiver.url('/new')], SECRET, { WEBHOOK_CHANGE_URLS: hooks.receiver.url('/changes'), LOG_LEVEL: 'debug' }),
+      overrides: { logStream: logs.stream },
+    });
+    await postPlant(t.app, { id: 40, name: 'Elm' });
+    await hooks.receiver.waitFor((received) => received.some((request) => request.path === '/new'));
+    const deleted = await t.app.inject({ method: 'DELETE', url: '/plants/40', headers: authHeaders() });
+    expect(deleted.statusCode).toBe(204);
+    await expect
+      .poll(() => logs.lines().map((line) => line.msg))
+      .toContain('webhooks: the plant was deleted while its event was being delivered');
+    expect(logs.lines().filter((line) => (line.level as number) >= 40)).toStrictEqual([]);
   });
 });
 
