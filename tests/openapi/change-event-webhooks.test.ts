@@ -95,11 +95,11 @@ describe('the change events in the OpenAPI document', () => {
       expect(event.operationId).toBe(operationId);
       expect(event.parameters?.map(({ name }) => name)).toStrictEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
       expect(event.parameters).toStrictEqual(newPlant.parameters);
-      const { '410': gone, ...others } = event.responses ?? {};
-      const { '410': newPlantGone, ...newPlantOthers } = newPlant.responses ?? {};
+      const { '410': gone, ...others } = event.responses;
+      const { '410': newPlantGone, ...newPlantOthers } = newPlant.responses;
       expect(others).toStrictEqual(newPlantOthers);
-      expect(newPlantGone).toMatchObject({ description: expect.stringContaining('npm run webhooks:failed') });
-      expect(gone).toMatchObject({ description: expect.stringContaining("the plant's next event follows") });
+      expect(newPlantGone?.description).toContain('npm run webhooks:failed');
+      expect(gone?.description).toContain("the plant's next event follows");
       expect(event.security).toStrictEqual([]);
     },
   );
