@@ -52,6 +52,10 @@ describe('PATCH /plants/{id}', () => {
     const stored = await service.testApp.plants.findOne({ _id: Long.fromString('9007199254740993') });
     expect(stored).toMatchObject({ name: 'Swiss cheese plant', revision: 2 });
     expect(stored).not.toHaveProperty('tag');
+    // A tag given to a plant without one is a change too.
+    const tagged = await patch('/plants/9007199254740993', { tag: 'climber' });
+    expect(await tagged.text()).toBe('{"id":9007199254740993,"name":"Swiss cheese plant","tag":"climber"}');
+    expect(await (await send('GET', '/plants/9007199254740993')).text()).toBe(await (await patch('/plants/9007199254740993', {})).text());
   });
 
   it('answers ETag on create, GET and PATCH; it changes when and only when the plant changes', async () => {
