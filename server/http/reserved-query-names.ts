@@ -6,8 +6,10 @@ const RESERVED = ['__proto__', 'constructor', 'prototype'];
 export function reservedParameterError(query: unknown): Error | undefined {
   const names = RESERVED.filter((name) => Object.hasOwn(query as object, name));
   if (names.length === 0) return undefined;
-  return httpError(
-    400,
-    `unknown parameter${names.length > 1 ? 's' : ''} ${names.map((name) => JSON.stringify(name)).join(', ')}: no operation takes ${names.length > 1 ? 'them' : 'it'}`,
-  );
+  return unknownParametersError(names, `no operation takes ${names.length > 1 ? 'them' : 'it'}`);
+}
+
+/** A 400 naming query parameters the operation does not take, and why. */
+export function unknownParametersError(names: readonly string[], why: string): Error {
+  return httpError(400, `unknown parameter${names.length > 1 ? 's' : ''} ${names.map((name) => JSON.stringify(name)).join(', ')}: ${why}`);
 }

@@ -78,12 +78,8 @@ export class MongoPlantStore implements PlantStore {
 
   /** The indexes the store's queries need beside `_id`'s; MongoDB keeps an index that already exists as it is. */
   async createIndexes(): Promise<void> {
-    try {
-      const options: CreateIndexesOptions & Abortable = { name: TAG_INDEX.name, signal: this.guard?.signal() };
-      await this.plants.createIndex(TAG_INDEX.key, options, undefined);
-    } catch (error) {
-      throw this.storeError(error);
-    }
+    const options: CreateIndexesOptions & Abortable = { name: TAG_INDEX.name, signal: this.guard?.signal() };
+    await this.stored(this.plants.createIndex(TAG_INDEX.key, options, undefined));
   }
 
   async create(plant: NewPlant): Promise<Revised<Plant>> {
@@ -115,11 +111,9 @@ export class MongoPlantStore implements PlantStore {
       }
       // The id is taken: a retry of the same create answers the stored plant; anything else conflicts.
       // Its event is the one recorded with it: a replay records none.
-      const stored = await this.plants
-        .findOne({ _id: document._id }, { promoteLongs: false, projection: WRITE_PROJECTION, signal })
-        .catch((error: unknown) => {
-          throw this.storeError(error);
-        });
+      const stored = await this.stored(
+        this.plants.findOne({ _id: document._id }, { promoteLongs: false, projection: WRITE_PROJECTION, signal }),
+      );
       if (stored?.tombstone) {
         const revised = await this.createOver(stored, document, signal);
         if (revised) return revised;
@@ -156,11 +150,7 @@ export class MongoPlantStore implements PlantStore {
       $unset: { tombstone: '' },
     };
     const filter: Filter<PlantDocument> = { _id, tombstone: true, revision: tombstone.revision ?? { $exists: false }, ...queued.filter };
-    const { matchedCount } = await this.plants
-      .updateOne(filter, change, { signal } as UpdateOptions & Abortable)
-      .catch((error: unknown) => {
-        throw this.storeError(error);
-      });
+    const { matchedCount } = await this.stored(this.plants.updateOne(filter, change, { signal } as UpdateOptions & Abortable));
     if (matchedCount !== 1) return undefined;
     this.events?.recorded();
     return { ...toPlant(document), revision };
@@ -188,19 +178,18 @@ export class MongoPlantStore implements PlantStore {
       ...(tag !== undefined && { tag }),
       ...(after !== undefined && { _id: { $gt: toLong(after) } }),
     };
-    const documents = await this.plants
-      .find(filter, {
-        promoteLongs: false,
-        projection: PROJECTION,
-        sort: { _id: 1 },
-        limit: limit + 1,
-        batchSize: limit + 1,
-        signal: this.guard?.signal(),
-      })
-      .toArray()
-      .catch((error: unknown) => {
-        throw this.storeError(error);
-      });
+    const documents = await this.stored(
+      this.plants
+        .find(filter, {
+          promoteLongs: false,
+          projection: PROJECTION,
+          sort: { _id: 1 },
+          limit: limit + 1,
+          batchSize: limit + 1,
+          signal: this.guard?.signal(),
+        })
+        .toArray(),
+    );
     return { plants: documents.slice(0, limit).map(toStoredPlant), more: documents.length > limit };
   }
 
@@ -225,8 +214,7 @@ export class MongoPlantStore implements PlantStore {
       const revision = document.revision ?? 0;
       const current = toStoredPlant(document);
       if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(current, revision))) throw new PlantPreconditionFailedError(id);
-      const name = patch.name ?? current.name;
-      const tag = patch.tag === undefined ? current.tag : (patch.tag ?? undefined);
+      const { name, tag } = patched(current, patch);
       if (name === current.name && tag === current.tag) return { ...current, revision };
       const queued = queue(document, this.changeEvent('plant.updated', new Date(), { name, tag }));
       const change: UpdateFilter<PlantDocument> = {
@@ -234,13 +222,11 @@ export class MongoPlantStore implements PlantStore {
         $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
         ...(tag === undefined && { $unset: { tag: '' } }),
       };
-      const { matchedCount } = await this.plants
-        .updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable)
-        .catch((error: unknown) => {
-          throw this.storeError(error);
-        });
+      const { matchedCount } = await this.stored(
+        this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable),
+      );
       if (matchedCount === 1 && queued.event) this.events?.recorded();
-      if (matchedCount === 1) return { id: current.id, name, ...(tag !== undefined && { tag }), revision: revision + 1 };
+      if (matchedCount === 1) return { ...patched(current, patch), revision: revision + 1 };
     }
   }
 
@@ -270,16 +256,12 @@ export class MongoPlantStore implements PlantStore {
       ...(patch.tag === null && { $unset: { tag: '' } }),
     };
     const options: FindOneAndUpdateOptions & Abortable = { returnDocument: 'before', projection: PROJECTION, promoteLongs: false, signal };
-    const before = await this.plants
-      .findOneAndUpdate({ _id: toLong(id), ...LIVE, ...queued.filter, $or: changes }, change, options)
-      .catch((error: unknown) => {
-        throw this.storeError(error);
-      });
+    const before = await this.stored(
+      this.plants.findOneAndUpdate({ _id: toLong(id), ...LIVE, ...queued.filter, $or: changes }, change, options),
+    );
     if (!before) return undefined;
     if (event) this.events?.recorded();
-    const was = toStoredPlant(before);
-    const now = { id: was.id, name: name ?? was.name, tag: patch.tag === undefined ? was.tag : tag };
-    return { id: now.id, name: now.name, ...(now.tag !== undefined && { tag: now.tag }), revision: (before.revision ?? 0) + 1 };
+    return { ...patched(toStoredPlant(before), patch), revision: (before.revision ?? 0) + 1 };
   }
 
   async delete(id: Int64, ifMatch?: EntityTagCondition): Promise<boolean> {
@@ -287,9 +269,7 @@ export class MongoPlantStore implements PlantStore {
     const options: DeleteOptions & Abortable = { signal };
     const keeping = (this.events?.changeUrls.length ?? 0) > 0;
     if (ifMatch === undefined && !keeping) {
-      const { deletedCount } = await this.plants.deleteOne({ _id: toLong(id), ...LIVE }, options).catch((error: unknown) => {
-        throw this.storeError(error);
-      });
+      const { deletedCount } = await this.stored(this.plants.deleteOne({ _id: toLong(id), ...LIVE }, options));
       return deletedCount === 1;
     }
     // As update: judged on what was read, deleted only if still so.
@@ -303,9 +283,7 @@ export class MongoPlantStore implements PlantStore {
   }
 
   private async deleteAsRead(document: ReadPlant, options: DeleteOptions & Abortable): Promise<boolean> {
-    const { deletedCount } = await this.plants.deleteOne(asRead(document), options).catch((error: unknown) => {
-      throw this.storeError(error);
-    });
+    const { deletedCount } = await this.stored(this.plants.deleteOne(asRead(document), options));
     return deletedCount === 1;
   }
 
@@ -320,30 +298,27 @@ export class MongoPlantStore implements PlantStore {
       $set: { tombstone: true, revision: (document.revision ?? 0) + 1 },
       $unset: { tag: '', webhook: '' },
     };
-    const { matchedCount } = await this.plants
-      .updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable)
-      .catch((error: unknown) => {
-        throw this.storeError(error);
-      });
+    const { matchedCount } = await this.stored(
+      this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable),
+    );
     if (matchedCount === 1) this.events?.recorded();
     return matchedCount === 1;
   }
 
-  private async find(id: Int64, signal: AbortSignal | undefined): Promise<ReadPlant | null> {
-    try {
-      // promoteLongs: false keeps Int64 as Long, so an id beyond 2^53 is never rounded on the way in.
-      return await this.plants.findOne({ _id: toLong(id), ...LIVE }, { promoteLongs: false, projection: WRITE_PROJECTION, signal });
-    } catch (error) {
-      throw this.storeError(error);
-    }
+  private find(id: Int64, signal: AbortSignal | undefined): Promise<ReadPlant | null> {
+    // promoteLongs: false keeps Int64 as Long, so an id beyond 2^53 is never rounded on the way in.
+    return this.stored(this.plants.findOne({ _id: toLong(id), ...LIVE }, { promoteLongs: false, projection: WRITE_PROJECTION, signal }));
   }
 
   async ping(): Promise<void> {
-    try {
-      await this.db.command({ ping: 1 }, { signal: this.guard?.signal() });
-    } catch (error) {
+    await this.stored(this.db.command({ ping: 1 }, { signal: this.guard?.signal() }));
+  }
+
+  /** The operation, its failure told as `storeError` tells it. */
+  private stored<T>(operation: Promise<T>): Promise<T> {
+    return operation.catch((error: unknown) => {
       throw this.storeError(error);
-    }
+    });
   }
 
   /** An unavailable database becomes StoreUnavailableError (503), and the guard hears of it; anything else stays unexpected (500). */
@@ -352,6 +327,13 @@ export class MongoPlantStore implements PlantStore {
     this.guard?.unavailable(error);
     return new StoreUnavailableError({ cause: error });
   }
+}
+
+/** The plant as a merge patch (RFC 7396) leaves it: a field left out stays, a null tag goes. */
+function patched(plant: StoredPlant, patch: PlantPatch): StoredPlant {
+  const name = patch.name ?? plant.name;
+  const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
+  return { id: plant.id, name, ...(tag !== undefined && { tag }) };
 }
 
 /** A filter that matches the plant only while it is as read: same revision, name and tag (absent ones absent). */

@@ -3,7 +3,7 @@ import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import { httpError } from '../errors/http-error.js';
-import { reservedParameterError } from '../http/reserved-query-names.js';
+import { reservedParameterError, unknownParametersError } from '../http/reserved-query-names.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations, type DeclaredOperation } from './rest-declarations.js';
 
@@ -129,14 +129,12 @@ function unsupportedMediaType(mediaTypes: readonly string[], method: string): Er
 function queryOfBodyError(request: FastifyRequest): Error | undefined {
   if (!BODY_METHODS.has(request.method)) return undefined;
   const names = Object.keys(request.query as Record<string, unknown>);
-  if (names.length === 0) return undefined;
-  const listed = names.map((name) => JSON.stringify(name)).join(', ');
-  return httpError(400, `unknown parameter${names.length > 1 ? 's' : ''} ${listed}: this operation takes no query parameters`);
+  return names.length === 0 ? undefined : unknownParametersError(names, 'this operation takes no query parameters');
 }
 
 /** The If-Match header carries a REST condition; the input field of the same name is for /trpc and in-process callers. */
 function conditionInQueryError(request: FastifyRequest, declared: DeclaredBodies): Error | undefined {
   return Object.hasOwn(request.query as object, 'ifMatch') && declaredOperation(request, declared, true)?.meta.conditional?.ifMatch
-    ? httpError(400, 'unknown parameter "ifMatch": send the condition as the If-Match header')
+    ? unknownParametersError(['ifMatch'], 'send the condition as the If-Match header')
     : undefined;
 }
