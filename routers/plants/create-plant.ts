@@ -1,7 +1,7 @@
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../schemas/body-limit.js';
 import * as ex from '../../schemas/examples.js';
 import { NewPlantSchema, PlantSchema } from '../../schemas/plant.js';
-import { entityTagOf } from '../entity-tags.js';
+import { answeredPlant, entityTagOf } from '../entity-tags.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 
@@ -25,7 +25,7 @@ export const createPlant = protectedProcedure
           summary: 'A new plant is stored and answered',
           request: { ...ex.valid, ...request, body: ex.MONSTERA },
           response: { name: 'Monstera', tag: 'tropical' },
-          headers: { etag: entityTagOf(ex.MONSTERA, 0) },
+          headers: { etag: entityTagOf(ex.MONSTERA.id, 0, ex.MONSTERA) },
         },
         // Swagger UI reads documents as JavaScript numbers: its example box shows this id rounded, so the words say to type it.
         moreRequests: {
@@ -88,8 +88,4 @@ export const createPlant = protectedProcedure
   )
   .input(NewPlantSchema)
   .output(PlantSchema)
-  .mutation(async ({ input, ctx }) => {
-    const { revision = 0, ...plant } = await ctx.store.create(input);
-    ctx.entityTag = entityTagOf({ id: input.id, ...plant }, revision);
-    return plant;
-  });
+  .mutation(async ({ input, ctx }) => answeredPlant(ctx, input.id, await ctx.store.create(input)));

@@ -1,7 +1,7 @@
 import * as ex from '../../schemas/examples.js';
 import { PlantIdInputSchema } from '../../schemas/plant-queries.js';
 import { StoredPlantSchema } from '../../schemas/plant.js';
-import { entityTagOf } from '../entity-tags.js';
+import { answeredStoredPlant, entityTagOf } from '../entity-tags.js';
 import { PlantNotFoundError } from '../plant-store.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
@@ -30,10 +30,10 @@ export const getPlant = protectedProcedure
               ...ex.valid,
               method: 'GET',
               url: '/plants/9007199254740993',
-              headers: { 'if-none-match': entityTagOf(ex.SNOWFLAKE, 0) },
+              headers: { 'if-none-match': entityTagOf(ex.SNOWFLAKE.id, 0, ex.SNOWFLAKE) },
             },
             given: [ex.SNOWFLAKE],
-            headers: { etag: entityTagOf(ex.SNOWFLAKE, 0) },
+            headers: { etag: entityTagOf(ex.SNOWFLAKE.id, 0, ex.SNOWFLAKE) },
           },
         },
       },
@@ -46,7 +46,7 @@ export const getPlant = protectedProcedure
           request: { ...ex.valid, method: 'GET', url: '/plants/9007199254740993' },
           given: [ex.SNOWFLAKE],
           response: ex.SNOWFLAKE,
-          headers: { etag: entityTagOf(ex.SNOWFLAKE, 0) },
+          headers: { etag: entityTagOf(ex.SNOWFLAKE.id, 0, ex.SNOWFLAKE) },
         },
       },
       errors: {
@@ -69,7 +69,5 @@ export const getPlant = protectedProcedure
   .query(async ({ input, ctx }) => {
     const stored = await ctx.store.get(input.id);
     if (stored === undefined) throw new PlantNotFoundError(input.id);
-    const { revision = 0, ...plant } = stored;
-    ctx.entityTag = entityTagOf(plant, revision);
-    return plant;
+    return answeredStoredPlant(ctx, stored);
   });

@@ -1,13 +1,13 @@
 import * as ex from '../../schemas/examples.js';
 import { StoredPlantSchema, UpdatePlantInputSchema } from '../../schemas/plant.js';
-import { entityTagOf, ifMatchCondition } from '../entity-tags.js';
+import { answeredStoredPlant, entityTagOf, ifMatchCondition } from '../entity-tags.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 const request = { method: 'PATCH', url: '/plants/42', contentType: MERGE_PATCH } as const;
 /** The entity tag MONSTERA has as first stored, so the examples can show a condition that holds. */
-const MONSTERA_ETAG = entityTagOf(ex.MONSTERA, 0);
+const MONSTERA_ETAG = entityTagOf(ex.MONSTERA.id, 0, ex.MONSTERA);
 const RENAMED = { ...ex.MONSTERA, name: 'Swiss cheese plant' };
 
 export const updatePlant = protectedProcedure
@@ -33,7 +33,7 @@ export const updatePlant = protectedProcedure
           request: { ...ex.valid, ...request, headers: { 'if-match': MONSTERA_ETAG }, body: { name: RENAMED.name } },
           given: [ex.MONSTERA],
           response: RENAMED,
-          headers: { etag: entityTagOf(RENAMED, 1) },
+          headers: { etag: entityTagOf(RENAMED.id, 1, RENAMED) },
         },
       },
       errors: {
@@ -73,8 +73,6 @@ export const updatePlant = protectedProcedure
   .input(UpdatePlantInputSchema)
   .output(StoredPlantSchema)
   .mutation(async ({ input, ctx }) => {
-    const { id, ifMatch, ...patch } = input;
-    const { revision = 0, ...plant } = await ctx.store.update(id, patch, ifMatchCondition(ifMatch, ctx.conditions?.ifMatch));
-    ctx.entityTag = entityTagOf(plant, revision);
-    return plant;
+    const { id, name, tag, ifMatch } = input;
+    return answeredStoredPlant(ctx, await ctx.store.update(id, { name, tag }, ifMatchCondition(ifMatch, ctx.conditions?.ifMatch)));
   });

@@ -213,7 +213,7 @@ export class MongoPlantStore implements PlantStore {
       if (!document) throw new PlantNotFoundError(id);
       const revision = document.revision ?? 0;
       const current = toStoredPlant(document);
-      if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(current, revision))) throw new PlantPreconditionFailedError(id);
+      if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, revision, current))) throw new PlantPreconditionFailedError(id);
       const { name, tag } = patched(current, patch);
       if (name === current.name && tag === current.tag) return { ...current, revision };
       const queued = queue(document, this.changeEvent('plant.updated', new Date(), { name, tag }));
@@ -276,7 +276,7 @@ export class MongoPlantStore implements PlantStore {
     for (;;) {
       const document = await this.find(id, signal);
       if (!document) return false;
-      if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(toStoredPlant(document), document.revision ?? 0)))
+      if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, document.revision ?? 0, toStoredPlant(document))))
         throw new PlantPreconditionFailedError(id);
       if (keeping ? await this.markDeleted(document, signal) : await this.deleteAsRead(document, options)) return true;
     }

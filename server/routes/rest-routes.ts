@@ -19,7 +19,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
   }));
   const declared: DeclaredBodies = {
     all,
-    byRoute: new Map(all.map((entry) => [`${entry.operation.method} ${entry.operation.fastifyPath}`, entry])),
+    byRoute: new Map(all.map((entry) => [routeKey(entry.operation.method, entry.operation.fastifyPath), entry])),
   };
   // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
   const otherMediaTypes = [...new Set(all.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
@@ -33,23 +33,32 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     rest.addContentTypeParser('*', (request, _payload, done) => {
       done(unsupportedMediaType(declaredOperation(request, declared, true)?.mediaTypes ?? ['application/json'], request.method));
     });
-    // Callback-style hooks, only where needed: the body check on body-taking routes; the 404/405 on the catch-all,
-    // before a body is read; on every route, `__proto__` and the like refused before trpc-to-openapi reads the query.
-    const checkBody: preHandlerHookHandler = (request, _reply, done) => {
+    // Callback-style hooks, one per route, its operation's checks chosen here: the body's on routes that take one; on
+    // every route, `__proto__` and the like refused before trpc-to-openapi reads the query. The catch-all serves any
+    // operation, so it finds the operation by URL, and answers 404/405 before a body is read.
+    const preHandlers = (operation: RestOperation | undefined): preHandlerHookHandler[] => {
+      const own = operation && declared.byRoute.get(routeKey(operation.method, operation.fastifyPath));
+      if (own === undefined) return [checkAnyBody, checkAnyQuery];
+      const check: preHandlerHookHandler = BODY_METHODS.has(own.operation.method)
+        ? (request, _reply, done) => {
+            done(bodyError(request, own, otherMediaTypes) ?? queryError(request, own));
+          }
+        : (request, _reply, done) => {
+            done(queryError(request, own));
+          };
+      return [check];
+    };
+    const checkAnyBody: preHandlerHookHandler = (request, _reply, done) => {
       done(nonObjectBodyError(request, operations) ?? declaredBodyError(request, declared, otherMediaTypes));
+    };
+    const checkAnyQuery: preHandlerHookHandler = (request, _reply, done) => {
+      done(request.url.includes('?') ? queryError(request, declaredOperation(request, declared, true)) : undefined);
     };
     const checkOperation: onRequestHookHandler = (request, _reply, done) => {
       // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
-    const checkQuery: preHandlerHookHandler = (request, _reply, done) => {
-      done(
-        request.url.includes('?')
-          ? (reservedParameterError(request.query) ?? queryOfBodyError(request) ?? conditionInQueryError(request, declared))
-          : undefined,
-      );
-    };
-    await serving.registerRestRoutes(rest, { bodyPreHandler: checkBody, preHandler: checkQuery, catchAllOnRequest: checkOperation });
+    await serving.registerRestRoutes(rest, { preHandlers, catchAllOnRequest: checkOperation });
   });
 }
 
@@ -68,54 +77,71 @@ function isOperationRequest(request: FastifyRequest, operations: readonly RestOp
   return operations.some((operation) => operation.method === method && operation.matchesUrl(request.url));
 }
 
+const routeKey = (method: string, url: string) => `${method} ${url}`;
+
+/** On an operation's own route: the body's checks below, with the operation known. */
+function bodyError(request: FastifyRequest, operation: CheckedOperation, otherMediaTypes: readonly string[]): Error | undefined {
+  if (!isObjectBody(request)) return httpError(400, 'the request body must be a JSON object');
+  const mediaType = otherMediaType(request, otherMediaTypes);
+  return mediaType === undefined && !operation.checksBody ? undefined : checkedBodyError(request, operation, mediaType);
+}
+
 /**
  * trpc-to-openapi spreads the body into an object, so an array or a string would become numbered fields. It also compares
  * the media type case-sensitively, unlike RFC 9110: `APPLICATION/JSON` parsed as JSON is passed on lower-cased.
  */
-function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOperation[]): Error | undefined {
-  if (!BODY_METHODS.has(request.method)) return undefined;
+function isObjectBody(request: FastifyRequest): boolean {
   const contentType = request.headers['content-type'];
   if (contentType !== undefined && !contentType.startsWith('application/json')) request.headers['content-type'] = contentType.toLowerCase();
   const { body } = request;
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
-  return body !== undefined || isOperationRequest(request, operations)
-    ? httpError(400, 'the request body must be a JSON object')
-    : undefined;
+  return typeof body === 'object' && body !== null && !Array.isArray(body);
+}
+
+/** The body's media type when it is one some operation declares beside JSON (read as JSON by its parser). */
+function otherMediaType(request: FastifyRequest, otherMediaTypes: readonly string[]): string | undefined {
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined || contentType.startsWith('application/json')) return undefined;
+  const mediaType = contentType.split(';', 1)[0]?.trim().toLowerCase();
+  return mediaType !== undefined && otherMediaTypes.includes(mediaType) ? mediaType : undefined;
 }
 
 /** trpc-to-openapi reads JSON only, so another declared media type goes on as JSON; a key the path or If-Match gives is refused. */
-function declaredBodyError(request: FastifyRequest, declared: DeclaredBodies, otherMediaTypes: readonly string[]): Error | undefined {
-  const { method } = request;
-  if (!BODY_METHODS.has(method)) return undefined;
-  const contentType = request.headers['content-type'];
-  const mediaType =
-    contentType === undefined || contentType.startsWith('application/json')
-      ? undefined
-      : contentType.split(';', 1)[0]?.trim().toLowerCase();
-  const other = mediaType !== undefined && otherMediaTypes.includes(mediaType);
-  const found = declaredOperation(request, declared, other);
-  if (found === undefined || !(other || found.checksBody)) return undefined;
-  if (other) {
-    if (!found.mediaTypes.includes(mediaType)) return unsupportedMediaType(found.mediaTypes, method);
+function checkedBodyError(request: FastifyRequest, operation: CheckedOperation, mediaType: string | undefined): Error | undefined {
+  if (mediaType !== undefined) {
+    if (!operation.mediaTypes.includes(mediaType)) return unsupportedMediaType(operation.mediaTypes, request.method);
     request.headers['content-type'] = 'application/json';
   }
   const body = request.body as Record<string, unknown>;
-  const fromPath = found.pathParameters.find((name) => Object.hasOwn(body, name));
+  const fromPath = operation.pathParameters.find((name) => Object.hasOwn(body, name));
   if (fromPath !== undefined)
     return httpError(400, `the body must not hold ${JSON.stringify(fromPath)}: the path gives it, and it never changes`);
-  if (found.meta.conditional?.ifMatch && Object.hasOwn(body, 'ifMatch'))
+  if (operation.meta.conditional?.ifMatch && Object.hasOwn(body, 'ifMatch'))
     return httpError(400, 'unknown field "ifMatch": send the condition as the If-Match header');
   return undefined;
 }
 
-/** An operation's own route names it; the catch-all (FAST_PATH=off, or a path that is not plain) matches the URL. */
+/** On the catch-all: a body that is not an object is refused only where some operation serves the request. */
+function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOperation[]): Error | undefined {
+  if (!BODY_METHODS.has(request.method) || isObjectBody(request)) return undefined;
+  return request.body !== undefined || isOperationRequest(request, operations)
+    ? httpError(400, 'the request body must be a JSON object')
+    : undefined;
+}
+
+/** On the catch-all: the body's checks of the operation its URL names, if any. */
+function declaredBodyError(request: FastifyRequest, declared: DeclaredBodies, otherMediaTypes: readonly string[]): Error | undefined {
+  if (!BODY_METHODS.has(request.method)) return undefined;
+  const mediaType = otherMediaType(request, otherMediaTypes);
+  const found = declaredOperation(request, declared, mediaType !== undefined);
+  if (found === undefined || !(mediaType !== undefined || found.checksBody)) return undefined;
+  return checkedBodyError(request, found, mediaType);
+}
+
+/** The operation whose path the URL matches, as trpc-to-openapi matches paths (on the catch-all). */
 function declaredOperation(request: FastifyRequest, declared: DeclaredBodies, anyBody: boolean): CheckedOperation | undefined {
   const { method } = request;
-  return (
-    declared.byRoute.get(`${method} ${request.routeOptions.url ?? ''}`) ??
-    declared.all.find(
-      ({ operation, checksBody }) => operation.method === method && (anyBody || checksBody) && operation.matchesUrl(request.url),
-    )
+  return declared.all.find(
+    ({ operation, checksBody }) => operation.method === method && (anyBody || checksBody) && operation.matchesUrl(request.url),
   );
 }
 
@@ -132,9 +158,15 @@ function queryOfBodyError(request: FastifyRequest): Error | undefined {
   return names.length === 0 ? undefined : unknownParametersError(names, 'this operation takes no query parameters');
 }
 
+/** The query's checks, for the operation served (undefined: none, or not known). */
+function queryError(request: FastifyRequest, operation: CheckedOperation | undefined): Error | undefined {
+  if (!request.url.includes('?')) return undefined;
+  return reservedParameterError(request.query) ?? queryOfBodyError(request) ?? conditionInQueryError(request, operation);
+}
+
 /** The If-Match header carries a REST condition; the input field of the same name is for /trpc and in-process callers. */
-function conditionInQueryError(request: FastifyRequest, declared: DeclaredBodies): Error | undefined {
-  return Object.hasOwn(request.query as object, 'ifMatch') && declaredOperation(request, declared, true)?.meta.conditional?.ifMatch
+function conditionInQueryError(request: FastifyRequest, operation: CheckedOperation | undefined): Error | undefined {
+  return operation?.meta.conditional?.ifMatch && Object.hasOwn(request.query as object, 'ifMatch')
     ? unknownParametersError(['ifMatch'], 'send the condition as the If-Match header')
     : undefined;
 }

@@ -30,8 +30,7 @@ async function registerStockRestRoutes(
     done(forgedMarkerInQuery(request));
   });
   // The plugin's one route is the catch-all: its hooks are this context's.
-  if (hooks.bodyPreHandler) rest.addHook('preHandler', hooks.bodyPreHandler);
-  if (hooks.preHandler) rest.addHook('preHandler', hooks.preHandler);
+  for (const hook of hooks.preHandlers?.(undefined) ?? []) rest.addHook('preHandler', hook);
   if (hooks.catchAllOnRequest) rest.addHook('onRequest', hooks.catchAllOnRequest);
   const markedRouter = withInt64Markers(router);
   // Declared before the plugin's catch-all, so Fastify adds no HEAD route of its own.

@@ -82,7 +82,7 @@ export const storeByRequest: PlantStore = scriptedStore({
     scriptedFailure(id);
     const plant = scripted(id);
     if (plant === undefined) throw new PlantNotFoundError(id);
-    if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(plant, 0))) throw new PlantPreconditionFailedError(id);
+    if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, 0, plant))) throw new PlantPreconditionFailedError(id);
     const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
     const changed = { id: plant.id, name: patch.name ?? plant.name, ...(tag !== undefined && { tag }) };
     return changed.name === plant.name && tag === plant.tag ? { ...plant } : { ...changed, revision: 1 };
@@ -90,7 +90,7 @@ export const storeByRequest: PlantStore = scriptedStore({
   delete: async (id, ifMatch) => {
     scriptedFailure(id);
     const plant = scripted(id);
-    if (plant && ifMatch && !matchesStrongly(ifMatch, entityTagOf(plant, 0))) throw new PlantPreconditionFailedError(id);
+    if (plant && ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, 0, plant))) throw new PlantPreconditionFailedError(id);
     return plant !== undefined;
   },
 });

@@ -18,13 +18,10 @@ type ShimRequest = OpenApiRequest & NodeHTTPRequest;
 type ShimResponse = OpenApiResponse & NodeHTTPResponse;
 
 export interface RestRouteHooks {
-  /** On every route that may take a body, the catch-all included. */
-  bodyPreHandler?: preHandlerHookHandler;
-  preHandler?: preHandlerHookHandler;
+  /** The preHandler hooks of an operation's own route; of the catch-all, which may serve any operation, given none. */
+  preHandlers?: (operation: RestOperation | undefined) => preHandlerHookHandler[];
   catchAllOnRequest?: onRequestHookHandler;
 }
-
-const BODY_METHODS = new Set<HTTPMethods>(['POST', 'PUT', 'PATCH']);
 
 /** The methods trpc-to-openapi's own Fastify plugin serves. */
 const OPENAPI_METHODS: HTTPMethods[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
@@ -53,24 +50,20 @@ export function registerFastRestRoutes<TContext>(
     return reply;
   };
   const directCallOf = createRestDirectCall({ createContext, onError, responseMeta }, operations);
-  const { bodyPreHandler, preHandler, catchAllOnRequest } = hooks;
-  const preHandlers = (takesBody: boolean) => [
-    ...(takesBody && bodyPreHandler ? [bodyPreHandler] : []),
-    ...(preHandler ? [preHandler] : []),
-  ];
+  const { preHandlers = () => [], catchAllOnRequest } = hooks;
   for (const operation of operations) {
     rest.route({
       method: operation.method,
       url: operation.fastifyPath,
       handler: directCallOf(operation, handler),
-      preHandler: preHandlers(BODY_METHODS.has(operation.method)),
+      preHandler: preHandlers(operation),
     });
   }
   rest.route({
     method: OPENAPI_METHODS,
     url: '/*',
     handler,
-    preHandler: preHandlers(true),
+    preHandler: preHandlers(undefined),
     ...(catchAllOnRequest && { onRequest: catchAllOnRequest }),
   });
 }
