@@ -81,6 +81,20 @@ describe('PATCH /plants/{id}', () => {
     expect((await send('GET', '/plants/1')).headers.get('etag')).toBe(back.headers.get('etag'));
   });
 
+  it('gives a tag of its own to each plant whose name and tag would read alike run together', async () => {
+    const tags = new Set<string | null>();
+    for (const plant of [
+      { name: 'Fern:fine' },
+      { name: 'Fern', tag: 'fine' },
+      { name: 'Fern:', tag: 'fine' },
+      { name: 'Fern', tag: ':fine' },
+    ]) {
+      tags.add((await create({ id: 7, ...plant })).headers.get('etag'));
+      expect((await send('DELETE', '/plants/7')).status).toBe(204);
+    }
+    expect(tags.size).toBe(4);
+  });
+
   it('reads plants stored without a revision, and changes them', async () => {
     await service.testApp.plants.insertOne({ _id: Long.fromNumber(5), name: 'Old', createdAt: new Date() });
     const read = await send('GET', '/plants/5');
