@@ -16,6 +16,8 @@ export function isInt64(value: unknown): value is Int64 {
 export function toInt64(value: unknown): Int64 | undefined {
   if (isInt64(value)) return value;
   if (typeof value !== 'string' || !/^-?(0|[1-9]\d{0,18})$/.test(value)) return undefined;
+  // At most 15 digits is always a safe integer: no bigint needed.
+  if (value.length <= 15) return Number(value);
   const exact = BigInt(value);
   return exact < INT64_MIN || exact > INT64_MAX ? undefined : fromBigInt(exact);
 }

@@ -248,3 +248,23 @@ describe('the OpenAPI document', () => {
     expect(response.body).toContain('9007199254740993');
   });
 });
+
+describe('ids in the path', () => {
+  beforeAll(emptyStore);
+  const ids = ['0', '123456789012345', '-123456789012345', '1234567890123456', '9007199254740993', '-9223372036854775808'];
+
+  it('reads the digits exactly, whatever their count, and -0 as 0', async () => {
+    for (const id of ids) {
+      const stored = await fetch(new URL('/plants', service.url), {
+        method: 'POST',
+        headers: { ...authHeaders(), 'content-type': 'application/json' },
+        body: `{"id": ${id}, "name": "${nameFor('path', id)}"}`,
+      });
+      expect(stored.status, await stored.text()).toBe(200);
+    }
+    for (const [asked, id] of [...ids.map((id) => [id, id]), ['-0', '0']]) {
+      const read = await fetch(new URL(`/plants/${asked}`, service.url), { headers: authHeaders() });
+      expect(await read.text()).toBe(`{"id":${id},"name":"${nameFor('path', id ?? '')}"}`);
+    }
+  });
+});
