@@ -1,8 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Int64 } from '../schemas/int64.js';
-import type { Plant, StoredPlant } from '../schemas/plant.js';
-import type { Context } from './context.js';
-import type { Revised } from './plant-store.js';
+import type { Plant } from '../schemas/plant.js';
 
 /**
  * The revision is in the digest, so any change, even one back to an earlier name, changes the tag. The name's length
@@ -11,20 +9,6 @@ import type { Revised } from './plant-store.js';
 export function entityTagOf(id: Int64, revision: number, { name, tag }: Plant): string {
   const text = `${id}:${revision}:${name.length}:${name}${tag === undefined ? '' : `:${tag}`}`;
   return `"${hash('sha256', text, 'base64url').slice(0, 22)}"`;
-}
-
-/** The plant a create answers, without the store's revision; its entity tag goes to the context, for `ETag`. */
-export function answeredPlant(ctx: Context, id: Int64, { name, tag, revision = 0 }: Revised<Plant>): Plant {
-  const plant = tag === undefined ? { name } : { name, tag };
-  ctx.entityTag = entityTagOf(id, revision, plant);
-  return plant;
-}
-
-/** The same for an answer that names the plant. */
-export function answeredStoredPlant(ctx: Context, { id, name, tag, revision = 0 }: Revised<StoredPlant>): StoredPlant {
-  const plant = tag === undefined ? { id, name } : { id, name, tag };
-  ctx.entityTag = entityTagOf(id, revision, plant);
-  return plant;
 }
 
 export type EntityTagCondition = { any: true } | { any: false; tags: { tag: string; weak: boolean }[] };

@@ -1,7 +1,8 @@
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../schemas/body-limit.js';
 import * as ex from '../../schemas/examples.js';
 import { NewPlantSchema, PlantSchema } from '../../schemas/plant.js';
-import { answeredPlant, entityTagOf } from '../entity-tags.js';
+import { answeredPlant } from '../answered-plant.js';
+import { entityTagOf } from '../entity-tags.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 

@@ -1,7 +1,8 @@
 import * as ex from '../../schemas/examples.js';
 import { PlantIdInputSchema } from '../../schemas/plant-queries.js';
 import { StoredPlantSchema } from '../../schemas/plant.js';
-import { answeredStoredPlant, entityTagOf } from '../entity-tags.js';
+import { answeredStoredPlant } from '../answered-plant.js';
+import { entityTagOf } from '../entity-tags.js';
 import { PlantNotFoundError } from '../plant-store.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';

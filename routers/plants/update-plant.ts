@@ -1,6 +1,7 @@
 import * as ex from '../../schemas/examples.js';
 import { StoredPlantSchema, UpdatePlantInputSchema } from '../../schemas/plant.js';
-import { answeredStoredPlant, entityTagOf, ifMatchCondition } from '../entity-tags.js';
+import { answeredStoredPlant } from '../answered-plant.js';
+import { entityTagOf, ifMatchCondition } from '../entity-tags.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 
