@@ -49,7 +49,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
       return [check];
     };
     const checkAnyBody: preHandlerHookHandler = (request, _reply, done) => {
-      done(nonObjectBodyError(request, operations) ?? declaredBodyError(request, declared, otherMediaTypes));
+      done(anyBodyError(request, operations, declared, otherMediaTypes));
     };
     const checkAnyQuery: preHandlerHookHandler = (request, _reply, done) => {
       done(request.url.includes('?') ? queryError(request, declaredOperation(request, declared, true)) : undefined);
@@ -81,27 +81,26 @@ const routeKey = (method: string, url: string) => `${method} ${url}`;
 
 /** On an operation's own route: the body's checks below, with the operation known. */
 function bodyError(request: FastifyRequest, operation: CheckedOperation, otherMediaTypes: readonly string[]): Error | undefined {
-  if (!isObjectBody(request)) return httpError(400, 'the request body must be a JSON object');
   const mediaType = otherMediaType(request, otherMediaTypes);
+  if (!isObjectBody(request.body)) return httpError(400, 'the request body must be a JSON object');
   return mediaType === undefined && !operation.checksBody ? undefined : checkedBodyError(request, operation, mediaType);
 }
 
-/**
- * trpc-to-openapi spreads the body into an object, so an array or a string would become numbered fields. It also compares
- * the media type case-sensitively, unlike RFC 9110: `APPLICATION/JSON` parsed as JSON is passed on lower-cased.
- */
-function isObjectBody(request: FastifyRequest): boolean {
-  const contentType = request.headers['content-type'];
-  if (contentType !== undefined && !contentType.startsWith('application/json')) request.headers['content-type'] = contentType.toLowerCase();
-  const { body } = request;
+/** trpc-to-openapi spreads the body into an object, so an array or a string would become numbered fields. */
+function isObjectBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
-/** The body's media type when it is one some operation declares beside JSON (read as JSON by its parser). */
+/**
+ * The body's media type when it is one some operation declares beside JSON (read as JSON by its parser). trpc-to-openapi
+ * compares media types case-sensitively, unlike RFC 9110, so any other spelling is passed on lower-cased.
+ */
 function otherMediaType(request: FastifyRequest, otherMediaTypes: readonly string[]): string | undefined {
   const contentType = request.headers['content-type'];
   if (contentType === undefined || contentType.startsWith('application/json')) return undefined;
-  const mediaType = contentType.split(';', 1)[0]?.trim().toLowerCase();
+  if (otherMediaTypes.includes(contentType)) return contentType;
+  const lowerCase = (request.headers['content-type'] = contentType.toLowerCase());
+  const mediaType = lowerCase.split(';', 1)[0]?.trim();
   return mediaType !== undefined && otherMediaTypes.includes(mediaType) ? mediaType : undefined;
 }
 
@@ -120,18 +119,20 @@ function checkedBodyError(request: FastifyRequest, operation: CheckedOperation, 
   return undefined;
 }
 
-/** On the catch-all: a body that is not an object is refused only where some operation serves the request. */
-function nonObjectBodyError(request: FastifyRequest, operations: readonly RestOperation[]): Error | undefined {
-  if (!BODY_METHODS.has(request.method) || isObjectBody(request)) return undefined;
-  return request.body !== undefined || isOperationRequest(request, operations)
-    ? httpError(400, 'the request body must be a JSON object')
-    : undefined;
-}
-
-/** On the catch-all: the body's checks of the operation its URL names, if any. */
-function declaredBodyError(request: FastifyRequest, declared: DeclaredBodies, otherMediaTypes: readonly string[]): Error | undefined {
+/** On the catch-all: the body's checks of the operation its URL names, if any; no body is refused where none serves it. */
+function anyBodyError(
+  request: FastifyRequest,
+  operations: readonly RestOperation[],
+  declared: DeclaredBodies,
+  otherMediaTypes: readonly string[],
+): Error | undefined {
   if (!BODY_METHODS.has(request.method)) return undefined;
   const mediaType = otherMediaType(request, otherMediaTypes);
+  if (!isObjectBody(request.body)) {
+    return request.body !== undefined || isOperationRequest(request, operations)
+      ? httpError(400, 'the request body must be a JSON object')
+      : undefined;
+  }
   const found = declaredOperation(request, declared, mediaType !== undefined);
   if (found === undefined || !(mediaType !== undefined || found.checksBody)) return undefined;
   return checkedBodyError(request, found, mediaType);
