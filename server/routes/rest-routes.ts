@@ -13,16 +13,12 @@ import { declaredOperations, type DeclaredOperation } from './rest-declarations.
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, serving }: ApiRoutesOptions) {
   const operations = restOperations(router);
-  const all: CheckedOperation[] = declaredOperations(router).map((entry) => ({
+  const declared: CheckedOperation[] = declaredOperations(router).map((entry) => ({
     ...entry,
     checksBody: entry.pathParameters.length > 0 || entry.meta.conditional?.ifMatch === true,
   }));
-  const declared: DeclaredBodies = {
-    all,
-    byRoute: new Map(all.map((entry) => [routeKey(entry.operation.method, entry.operation.fastifyPath), entry])),
-  };
   // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
-  const otherMediaTypes = [...new Set(all.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
+  const otherMediaTypes = [...new Set(declared.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
   for (const operation of operations) app.routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
   await app.register(async (rest) => {
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
@@ -37,7 +33,9 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     // every route, `__proto__` and the like refused before trpc-to-openapi reads the query. The catch-all serves any
     // operation, so it finds the operation by URL, and answers 404/405 before a body is read.
     const preHandlers = (operation: RestOperation | undefined): preHandlerHookHandler[] => {
-      const own = operation && declared.byRoute.get(routeKey(operation.method, operation.fastifyPath));
+      const own = declared.find(
+        ({ operation: { method, fastifyPath } }) => method === operation?.method && fastifyPath === operation.fastifyPath,
+      );
       if (own === undefined) return [checkAnyBody, checkAnyQuery];
       const check: preHandlerHookHandler = BODY_METHODS.has(own.operation.method)
         ? (request, _reply, done) => {
@@ -66,18 +64,11 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 type CheckedOperation = DeclaredOperation & { checksBody: boolean };
 
-interface DeclaredBodies {
-  all: readonly CheckedOperation[];
-  byRoute: ReadonlyMap<string, CheckedOperation>;
-}
-
 /** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
 function isOperationRequest(request: FastifyRequest, operations: readonly RestOperation[]): boolean {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   return operations.some((operation) => operation.method === method && operation.matchesUrl(request.url));
 }
-
-const routeKey = (method: string, url: string) => `${method} ${url}`;
 
 /** On an operation's own route: the body's checks below, with the operation known. */
 function bodyError(request: FastifyRequest, operation: CheckedOperation, otherMediaTypes: readonly string[]): Error | undefined {
@@ -123,7 +114,7 @@ function checkedBodyError(request: FastifyRequest, operation: CheckedOperation, 
 function anyBodyError(
   request: FastifyRequest,
   operations: readonly RestOperation[],
-  declared: DeclaredBodies,
+  declared: readonly CheckedOperation[],
   otherMediaTypes: readonly string[],
 ): Error | undefined {
   if (!BODY_METHODS.has(request.method)) return undefined;
@@ -139,9 +130,9 @@ function anyBodyError(
 }
 
 /** The operation whose path the URL matches, as trpc-to-openapi matches paths (on the catch-all). */
-function declaredOperation(request: FastifyRequest, declared: DeclaredBodies, anyBody: boolean): CheckedOperation | undefined {
+function declaredOperation(request: FastifyRequest, declared: readonly CheckedOperation[], anyBody: boolean): CheckedOperation | undefined {
   const { method } = request;
-  return declared.all.find(
+  return declared.find(
     ({ operation, checksBody }) => operation.method === method && (anyBody || checksBody) && operation.matchesUrl(request.url),
   );
 }
