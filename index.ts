@@ -9,6 +9,7 @@ export { MongoPlantStore, PLANTS_COLLECTION, TAG_INDEX, type PlantDocument } fro
 export { DUE_INDEX } from './server/webhooks/webhook-record.js';
 export { resolveMongo, type MongoSource } from './server/dev/mongo-source.js';
 export {
+  ChangeQueueFullError,
   PlantConflictError,
   PlantNotFoundError,
   PlantPreconditionFailedError,

@@ -61,7 +61,7 @@ async function measureRecording(mongoUri: string): Promise<void> {
       recording: new MongoPlantStore(
         recordingDb,
         { w: 'majority', journal: true },
-        { urls: ['http://127.0.0.1:9/hook'], changeUrls: [], recorded: () => undefined },
+        { urls: ['http://127.0.0.1:9/hook'], changeUrls: [], changeQueueLimit: 1_000, recorded: () => undefined },
       ),
     };
     const rates: Record<keyof typeof stores, number[]> = { plain: [], recording: [] };

@@ -1,7 +1,13 @@
 import { TRPCError } from '@trpc/server';
 import { AuthError } from './auth.js';
 import { MalformedConditionError } from './entity-tags.js';
-import { PlantConflictError, PlantNotFoundError, PlantPreconditionFailedError, StoreUnavailableError } from './plant-store.js';
+import {
+  ChangeQueueFullError,
+  PlantConflictError,
+  PlantNotFoundError,
+  PlantPreconditionFailedError,
+  StoreUnavailableError,
+} from './plant-store.js';
 
 type Code = TRPCError['code'];
 
@@ -12,6 +18,7 @@ const DOMAIN_ERRORS: readonly (readonly [new (...args: never[]) => Error, (error
   [PlantPreconditionFailedError, () => 'PRECONDITION_FAILED'],
   [MalformedConditionError, () => 'BAD_REQUEST'],
   [StoreUnavailableError, () => 'SERVICE_UNAVAILABLE'],
+  [ChangeQueueFullError, () => 'SERVICE_UNAVAILABLE'],
   [AuthError, (error: AuthError) => AUTH_CODES[error.refusal.status]],
 ];
 

@@ -42,6 +42,17 @@ export class PlantPreconditionFailedError extends Error {
   }
 }
 
+/** The plant's change events wait for their receivers, as many as the store keeps: no further change until some go. */
+export class ChangeQueueFullError extends Error {
+  override name = 'ChangeQueueFullError';
+  constructor(
+    readonly id: Int64,
+    readonly limit: number,
+  ) {
+    super(`the plant with id ${id} has ${limit} change events waiting for delivery: try again once its webhook receivers take them`);
+  }
+}
+
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
   constructor(options?: ErrorOptions) {

@@ -103,7 +103,9 @@ const SHARED_ANSWERS = {
     'another audience, signed with an unknown key or a refused algorithm, malformed); the message and WWW-Authenticate say which',
   forbidden: 'The token is valid but does not grant the scope this operation needs (WWW-Authenticate names it)',
   unexpected: 'Unexpected error',
-  unavailable: "The plant database is unavailable, or the identity provider's keys cannot be fetched to check a JWT",
+  unavailable:
+    "The plant database is unavailable, the identity provider's keys cannot be fetched to check a JWT, or (for a change) " +
+    'the plant already has WEBHOOK_CHANGE_QUEUE_LIMIT change events waiting for delivery',
 } as const;
 
 export function sharedAnswers(

@@ -8,6 +8,7 @@ import { listItems } from './env/env-lists.js';
 import { metricsConfig, telemetryEnv, tracingConfig, type MetricsConfig, type TracingConfig } from './observability/telemetry-config.js';
 import {
   checkWebhookUrls,
+  MAX_CHANGE_QUEUE_LIMIT,
   MAX_RETRY_DELAY_MS,
   webhookConfigProblem,
   webhookSecret,
@@ -93,6 +94,9 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: positiveInt(5_000).refine((ms) => ms <= MAX_RETRY_DELAY_MS, { error: 'must be at most 3600000 (one hour)' }),
   WEBHOOK_MAX_ATTEMPTS: positiveInt(10),
   WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
+  WEBHOOK_CHANGE_QUEUE_LIMIT: positiveInt(1_000).refine((limit) => limit <= MAX_CHANGE_QUEUE_LIMIT, {
+    error: `must be at most ${MAX_CHANGE_QUEUE_LIMIT}`,
+  }),
   // Prometheus metrics and OpenTelemetry traces.
   ...telemetryEnv,
   // Development only: where the embedded MongoDB keeps its data and the development token is kept.
@@ -183,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    changeQueueLimit: e.WEBHOOK_CHANGE_QUEUE_LIMIT,
   };
   const webhookProblem = webhookConfigProblem(webhooks);
   if (webhookProblem) throw new ConfigError(`Invalid configuration:\n  ${webhookProblem}`);

@@ -15,6 +15,7 @@ import {
 } from 'mongodb';
 import { entityTagOf, matchesStrongly, type EntityTagCondition } from '../../routers/entity-tags.js';
 import {
+  ChangeQueueFullError,
   PlantConflictError,
   PlantNotFoundError,
   PlantPreconditionFailedError,
@@ -143,7 +144,7 @@ export class MongoPlantStore implements PlantStore {
     // Now, not when the first insert was tried: the delete this create follows may have come in between.
     const createdAt = new Date();
     const event = this.changeEvent('plant.created', createdAt, document);
-    const queued = queue(tombstone, event);
+    const queued = this.queue(tombstone, event);
     const change: UpdateFilter<PlantDocument> = {
       ...queued.update,
       $set: { name, ...(tag !== undefined && { tag }), createdAt, revision, ...(webhook && { webhook }) },
@@ -151,7 +152,10 @@ export class MongoPlantStore implements PlantStore {
     };
     const filter: Filter<PlantDocument> = { _id, tombstone: true, revision: tombstone.revision ?? { $exists: false }, ...queued.filter };
     const { matchedCount } = await this.stored(this.plants.updateOne(filter, change, { signal } as UpdateOptions & Abortable));
-    if (matchedCount !== 1) return undefined;
+    if (matchedCount !== 1) {
+      await this.roomForChanges(queued, _id, signal);
+      return undefined;
+    }
     this.events?.recorded();
     return { ...toPlant(document), revision };
   }
@@ -160,6 +164,39 @@ export class MongoPlantStore implements PlantStore {
   private changeEvent(type: ChangeType, at: Date, plant?: { name: string; tag?: string | undefined }): ChangeEvent | undefined {
     const urls = this.events?.changeUrls ?? [];
     return urls.length === 0 ? undefined : newChangeEvent(type, at, urls, plant);
+  }
+
+  /**
+   * Appends `event` to the plant's change events in the change's own write. While a worker holds them, the write leaves
+   * their due time to the worker (whose release, conditional on the count of events, then sees this one); otherwise it
+   * makes them due now. Either way the filter pins the lease as read, so a claim or release in between makes the write
+   * match nothing and the caller reads again. The filter also keeps the queue within its limit.
+   */
+  private queue(read: Pick<ReadPlant, 'changes'>, event: ChangeEvent | undefined): Queued {
+    if (!event || !this.events) return { filter: {}, update: {} };
+    const token = read.changes?.lease?.token;
+    return {
+      event,
+      filter: {
+        ...(token === undefined ? { 'changes.lease': { $exists: false } } : { 'changes.lease.token': token }),
+        [lastQueuedPath(this.events.changeQueueLimit)]: { $exists: false },
+      },
+      update: {
+        $push: { 'changes.events': event },
+        $inc: { 'changes.recorded': 1 },
+        ...(token === undefined && { $min: { 'changes.dueAt': event.at } }),
+      },
+    };
+  }
+
+  /** After a write that queued an event matched nothing: a plant whose queue is full refuses the change, for good. */
+  private async roomForChanges({ event }: Queued, _id: Long, signal: AbortSignal | undefined): Promise<void> {
+    if (!event || !this.events) return;
+    const limit = this.events.changeQueueLimit;
+    const full = await this.stored(
+      this.plants.findOne({ _id, [lastQueuedPath(limit)]: { $exists: true } }, { projection: { _id: 1 }, signal }),
+    );
+    if (full) throw new ChangeQueueFullError(fromBigInt(_id.toBigInt()), limit);
   }
 
   async list({
@@ -216,7 +253,7 @@ export class MongoPlantStore implements PlantStore {
       if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, revision, current))) throw new PlantPreconditionFailedError(id);
       const { name, tag } = patched(current, patch);
       if (name === current.name && tag === current.tag) return { ...current, revision };
-      const queued = queue(document, this.changeEvent('plant.updated', new Date(), { name, tag }));
+      const queued = this.queue(document, this.changeEvent('plant.updated', new Date(), { name, tag }));
       const change: UpdateFilter<PlantDocument> = {
         ...queued.update,
         $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
@@ -227,6 +264,7 @@ export class MongoPlantStore implements PlantStore {
       );
       if (matchedCount === 1 && queued.event) this.events?.recorded();
       if (matchedCount === 1) return { ...patched(current, patch), revision: revision + 1 };
+      await this.roomForChanges(queued, document._id, signal);
     }
   }
 
@@ -246,7 +284,7 @@ export class MongoPlantStore implements PlantStore {
       ...(patch.tag === undefined ? [] : [{ tag: patch.tag === null ? { $exists: true } : { $ne: patch.tag } }]),
     ];
     if (changes.length === 0) return undefined;
-    const queued = queue({}, event);
+    const queued = this.queue({}, event);
     const change: UpdateFilter<PlantDocument> = {
       ...queued.update,
       $inc: { ...queued.update.$inc, revision: 1 },
@@ -292,7 +330,7 @@ export class MongoPlantStore implements PlantStore {
    * done. Its new-plant event goes with it, as a deleted document's would.
    */
   private async markDeleted(document: ReadPlant, signal: AbortSignal | undefined): Promise<boolean> {
-    const queued = queue(document, this.changeEvent('plant.deleted', new Date()));
+    const queued = this.queue(document, this.changeEvent('plant.deleted', new Date()));
     const change: UpdateFilter<PlantDocument> = {
       ...queued.update,
       $set: { tombstone: true, revision: (document.revision ?? 0) + 1 },
@@ -301,8 +339,12 @@ export class MongoPlantStore implements PlantStore {
     const { matchedCount } = await this.stored(
       this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable),
     );
-    if (matchedCount === 1) this.events?.recorded();
-    return matchedCount === 1;
+    if (matchedCount !== 1) {
+      await this.roomForChanges(queued, document._id, signal);
+      return false;
+    }
+    this.events?.recorded();
+    return true;
   }
 
   private find(id: Int64, signal: AbortSignal | undefined): Promise<ReadPlant | null> {
@@ -347,27 +389,15 @@ function asRead(document: ReadPlant): Filter<PlantDocument> {
   };
 }
 
-/**
- * Appends `event` to the plant's change events in the change's own write. While a worker holds them, the write leaves
- * their due time to the worker (whose release, conditional on the count of events, then sees this one); otherwise it
- * makes them due now. Either way the filter pins the lease as read, so a claim or release in between makes the write
- * match nothing and the caller reads again.
- */
-function queue(
-  read: Pick<ReadPlant, 'changes'>,
-  event: ChangeEvent | undefined,
-): { filter: Filter<PlantDocument>; update: UpdateFilter<PlantDocument>; event?: ChangeEvent } {
-  if (!event) return { filter: {}, update: {} };
-  const token = read.changes?.lease?.token;
-  return {
-    event,
-    filter: token === undefined ? { 'changes.lease': { $exists: false } } : { 'changes.lease.token': token },
-    update: {
-      $push: { 'changes.events': event },
-      $inc: { 'changes.recorded': 1 },
-      ...(token === undefined && { $min: { 'changes.dueAt': event.at } }),
-    },
-  };
+interface Queued {
+  filter: Filter<PlantDocument>;
+  update: UpdateFilter<PlantDocument>;
+  event?: ChangeEvent;
+}
+
+/** Present once the queue holds `limit` events. */
+function lastQueuedPath(limit: number): string {
+  return `changes.events.${limit - 1}`;
 }
 
 function revisionOf(document: Pick<PlantDocument, 'revision'>): { revision?: number } {

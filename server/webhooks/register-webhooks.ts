@@ -15,6 +15,7 @@ import type { WebhookConfig } from './webhook-config.js';
 export interface EventRecorder {
   urls: readonly string[];
   changeUrls: readonly string[];
+  changeQueueLimit: number;
   recorded(): void;
   traceparent?: (() => string | undefined) | undefined;
 }
@@ -85,6 +86,7 @@ export function registerWebhooks(
     ? {
         urls,
         changeUrls,
+        changeQueueLimit: config.webhooks.changeQueueLimit,
         recorded: () => {
           for (const worker of workers) worker.nudge();
         },

@@ -12,6 +12,8 @@ export interface WebhookConfig {
   retryBaseMs: number;
   maxAttempts: number;
   timeoutMs: number;
+  /** Change events a plant may have waiting; a change beyond them is refused until some are delivered. */
+  changeQueueLimit: number;
 }
 
 const SECRET_PREFIX = 'whsec_';
@@ -19,6 +21,8 @@ const SECRET_PREFIX = 'whsec_';
 const MIN_SECRET_BYTES = 24;
 const MAX_SECRET_BYTES = 64;
 export const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
+/** A plant's waiting change events live in its document, which MongoDB holds to 16 MiB. */
+export const MAX_CHANGE_QUEUE_LIMIT = 10_000;
 
 /** Several secrets while receivers move from one to the next. Only decoded keys are kept, and they never print. */
 export class WebhookSecret {

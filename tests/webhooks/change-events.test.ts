@@ -271,6 +271,70 @@ describe('change events', () => {
     expect(await readBacklog(plants, AbortSignal.timeout(5_000), inAnHour)).toMatchObject({ due: 1, failed: 0 });
   });
 
+  it('as many waiting as WEBHOOK_CHANGE_QUEUE_LIMIT: a further change of that plant is refused (503), nothing else', async () => {
+    answer(() => 503);
+    const { app } = await startApp({ WEBHOOK_CHANGE_QUEUE_LIMIT: '3', WEBHOOK_RETRY_BASE_MS: '500' });
+    await postPlant(app, { id: 12, name: 'Rue' });
+    expect((await patch(app, 12, { name: 'Rue 2' })).statusCode).toBe(200);
+    const third = await patch(app, 12, { tag: 'herb' });
+    expect(third.statusCode).toBe(200);
+
+    const refusals = [
+      await patch(app, 12, { name: 'Rue 4' }),
+      await patch(app, 12, { name: 'Rue 4' }, { 'if-match': String(third.headers.etag) }),
+      await remove(app, 12),
+      await app.inject({ method: 'DELETE', url: '/plants/12', headers: { ...authHeaders(), 'if-match': '*' } }),
+    ];
+    for (const refused of refusals) {
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      expect(JSON.parse(refused.body)).toStrictEqual({
+        error: 503,
+        message: 'the plant with id 12 has 3 change events waiting for delivery: try again once its webhook receivers take them',
+      });
+    }
+    // A plant created again over its deleted self, whose queue is full, is refused too.
+    await postPlant(app, { id: 14, name: 'Sorrel' });
+    await patch(app, 14, { name: 'Sorrel 2' });
+    expect((await remove(app, 14)).statusCode).toBe(204);
+    const again = await postPlant(app, { id: 14, name: 'Sorrel' });
+    expect(again.statusCode).toBe(503);
+    expect((JSON.parse(again.body) as { message: string }).message).toMatch(/^the plant with id 14 has 3 change events waiting/);
+    const overTrpc = await app.inject({
+      method: 'POST',
+      url: '/trpc/updatePlant',
+      headers: { ...authHeaders(), 'content-type': 'application/json' },
+      payload: '{"id": 12, "name": "Rue 4"}',
+    });
+    expect(overTrpc.statusCode).toBe(503);
+    expect(JSON.parse(overTrpc.body)).toMatchObject({ error: { data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } } });
+    // Nothing changed; a PATCH that changes nothing, and other plants, go on.
+    const unchanged = await get(app, '/plants/12');
+    expect(JSON.parse(unchanged.body)).toStrictEqual({ id: 12, name: 'Rue 2', tag: 'herb' });
+    expect(unchanged.headers.etag).toBe(third.headers.etag);
+    expect((await patch(app, 12, { name: 'Rue 2' })).statusCode).toBe(200);
+    expect((await postPlant(app, { id: 13, name: 'Chive' })).statusCode).toBe(200);
+
+    // Once the receiver takes them, the plant changes again, and its events come in the order of the changes.
+    answer(() => 200);
+    await hooks.receiver.waitFor(() => delivered().filter((request) => request.body.includes('"id":12')).length === 3, 20_000);
+    expect((await patch(app, 12, { name: 'Rue 4' })).statusCode).toBe(200);
+    expect((await remove(app, 12)).statusCode).toBe(204);
+    await hooks.receiver.waitFor(() => delivered().filter((request) => request.body.includes('"id":12')).length === 5, 20_000);
+    expect(
+      delivered()
+        .filter((request) => request.body.includes('"id":12'))
+        .map((request) => JSON.parse(request.body) as { type: string; data: unknown })
+        .map(({ type, data }) => ({ type, data })),
+    ).toStrictEqual([
+      { type: 'plant.created', data: { id: 12, name: 'Rue' } },
+      { type: 'plant.updated', data: { id: 12, name: 'Rue 2' } },
+      { type: 'plant.updated', data: { id: 12, name: 'Rue 2', tag: 'herb' } },
+      { type: 'plant.updated', data: { id: 12, name: 'Rue 4', tag: 'herb' } },
+      { type: 'plant.deleted', data: { id: 12 } },
+    ]);
+  });
+
   it('given up on after WEBHOOK_MAX_ATTEMPTS, an event lets the next one go', async () => {
     answer((request) => ((JSON.parse(request.body) as { type: string }).type === 'plant.created' ? 500 : 200));
     const { app } = await startApp({ WEBHOOK_MAX_ATTEMPTS: '2' });

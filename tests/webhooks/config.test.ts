@@ -13,6 +13,7 @@ describe('the webhook configuration', () => {
       retryBaseMs: 5_000,
       maxAttempts: 10,
       timeoutMs: 5_000,
+      changeQueueLimit: 1_000,
     });
   });
 
@@ -32,12 +33,14 @@ describe('the webhook configuration', () => {
       WEBHOOK_RETRY_BASE_MS: '250',
       WEBHOOK_MAX_ATTEMPTS: '3',
       WEBHOOK_TIMEOUT_MS: '1500',
+      WEBHOOK_CHANGE_QUEUE_LIMIT: '50',
     });
     expect(webhooks).toMatchObject({
       urls: ['https://a.example/hook', 'http://127.0.0.1:9000/x?key=1'],
       retryBaseMs: 250,
       maxAttempts: 3,
       timeoutMs: 1500,
+      changeQueueLimit: 50,
     });
     expect(webhooks.secret?.keys).toStrictEqual([Buffer.alloc(32, 7)]);
   });
@@ -100,6 +103,8 @@ describe('the webhook configuration', () => {
     [{ WEBHOOK_RETRY_BASE_MS: '3600001' }, 'WEBHOOK_RETRY_BASE_MS: must be at most 3600000'],
     [{ WEBHOOK_MAX_ATTEMPTS: 'ten' }, 'WEBHOOK_MAX_ATTEMPTS'],
     [{ WEBHOOK_TIMEOUT_MS: '-5' }, 'WEBHOOK_TIMEOUT_MS'],
+    [{ WEBHOOK_CHANGE_QUEUE_LIMIT: '0' }, 'WEBHOOK_CHANGE_QUEUE_LIMIT'],
+    [{ WEBHOOK_CHANGE_QUEUE_LIMIT: '10001' }, 'WEBHOOK_CHANGE_QUEUE_LIMIT: must be at most 10000'],
   ])('refuses %o with a message naming the variable', (env, expected) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(expected);
