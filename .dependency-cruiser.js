@@ -31,6 +31,15 @@ export default {
       to: { path: '^server/[^/]+\\.ts$' },
     },
     {
+      name: 'production-loads-no-dev-code',
+      comment:
+        'server/dev/ (embedded MongoDB, dev loop, token banner) is loaded only when a development run asks for it, by import(); ' +
+        'the package entry re-exports resolveMongo for apps and the bench, which loads the embedded MongoDB the same way.',
+      severity: 'error',
+      from: { path: PRODUCT, pathNot: '^(server/dev/|index\\.ts$)' },
+      to: { path: '^server/dev/', dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'] },
+    },
+    {
       name: 'schemas-import-nothing-above',
       comment: 'schemas/ is the bottom layer: it imports nothing of the project.',
       severity: 'error',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { int64Parameter } from './int64.js';
 import { MAX_TAG_LENGTH } from './plant.js';
 
-/** Over REST these arrive as text: "10" is read as 10, nothing else is coerced, and an unknown parameter is refused. */
+// Over REST these arrive as text: "10" is read as 10, nothing else is coerced, and an unknown parameter is refused.
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1000;

@@ -15,8 +15,6 @@ import {
   type WebhookConfig,
 } from './webhooks/webhook-config.js';
 
-/** Read from the environment once at start-up; nothing else reads `process.env` but the OpenTelemetry SDK. */
-
 const DEFAULT_DB_NAME = 'plantstore';
 const MAX_SHUTDOWN_DELAY_MS = 600_000;
 
@@ -154,6 +152,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Read from the environment once at start-up; nothing else reads `process.env` but the OpenTelemetry SDK. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = EnvSchema.safeParse(blankToUndefined(env));
   if (!parsed.success) {

@@ -5,7 +5,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
-import { devFolder, mongodHoldingData, recordedMongoUri } from './dev/dev-folder.js';
 import { PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
 import type { EventDocument } from './webhooks/delivery-worker.js';
 import { listFailed, replayFailed } from './webhooks/failed-events.js';
@@ -36,6 +35,7 @@ function options() {
 
 /** The URI `npm start` or `npm run dev` recorded for its embedded MongoDB; undefined, saying why, when there is none. */
 async function developmentMongoUri(devDir: string): Promise<string | undefined> {
+  const { devFolder, mongodHoldingData, recordedMongoUri } = await import('./dev/dev-folder.js');
   const folder = devFolder(devDir);
   const recorded = await recordedMongoUri(folder);
   // After a SIGKILL the recorded address outlives its MongoDB: the data's lock tells whether one still runs.

@@ -175,7 +175,7 @@ function addIdParameterExamples(operation: OpenApiOperation): void {
   }
 }
 
-const TAG_DESCRIPTIONS: Record<string, string> = { plants: 'The plants in the store: create, list, read and delete them' };
+const TAG_DESCRIPTIONS: Record<string, string> = { plants: 'The plants in the store: create, list, read, change and delete them' };
 
 function declaredTags(operations: OpenApiOperation[]): { name: string; description?: string }[] {
   const names = [...new Set(operations.flatMap((operation) => operation.tags ?? []))];

@@ -24,7 +24,6 @@ export interface ChangeEvent {
   deliveries: WebhookDelivery[];
 }
 
-export const CHANGES_FIELD = 'changes';
 export const CHANGE_DUE_INDEX = { key: { 'changes.dueAt': 1 }, name: 'changes_dueAt', sparse: true } as const;
 
 export function newChangeEvent(

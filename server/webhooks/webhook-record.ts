@@ -38,7 +38,6 @@ export interface WebhookDelivery {
   failedAt?: Date;
 }
 
-export const WEBHOOK_FIELD = 'webhook';
 export const DUE_INDEX = { key: { 'webhook.dueAt': 1 }, name: 'webhook_dueAt', sparse: true } as const;
 export const FAILED_INDEX = { key: { 'webhook.deliveries.failedAt': 1 }, name: 'webhook_deliveries_failedAt', sparse: true } as const;
 

@@ -231,7 +231,8 @@ describe('the {id} path parameter', () => {
 
 describe('answers of the HTTP layer, the same on every operation', () => {
   const documented = (status: keyof typeof HTTP_LAYER_EXAMPLES) => {
-    expect([...operations.keys()].sort()).toEqual(['createPlant', 'deletePlant', 'getPlant', 'listPlants', 'updatePlant']);
+    expect([...operations.keys()].sort()).toEqual(Object.keys(OPERATION_EXAMPLES).sort());
+    expect(operations.size).toBeGreaterThan(0);
     for (const operation of operations.values())
       expect(documentedExample(operation, String(status))).toEqual(HTTP_LAYER_EXAMPLES[status].response);
     return HTTP_LAYER_EXAMPLES[status].response;
