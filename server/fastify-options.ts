@@ -14,6 +14,7 @@ export function fastifyOptions(
   config: Pick<Config, 'logLevel' | 'http'>,
   logStream: FastifyLoggerOptions['stream'] | undefined,
 ): FastifyHttpOptions<Server> {
+  const requestTimeouts = requestTimeoutOptions(config.http.requestTimeoutMs);
   return {
     logger: { level: config.logLevel, redact: ['req.headers.authorization'], ...(logStream && { stream: logStream }) },
     logController: new OneLinePerRequest(),
@@ -22,11 +23,15 @@ export function fastifyOptions(
     bodyLimit: config.http.bodyLimit,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
-    connectionTimeout: config.http.responseTimeoutMs,
+    // A stalled request's connection stays idle until the sweep answers it 408: closing it sooner would leave no answer.
+    connectionTimeout: Math.max(
+      config.http.responseTimeoutMs,
+      config.http.requestTimeoutMs + requestTimeouts.connectionsCheckingInterval + 1_000,
+    ),
     // The client address (request.ip, which the failed-auth limit counts by) behind a load balancer.
     trustProxy: config.http.trustProxy,
     // A request without Host is refused by the app's request refusals, in its error shape and logged.
-    http: { ...requestTimeoutOptions(config.http.requestTimeoutMs), requireHostHeader: false },
+    http: { ...requestTimeouts, requireHostHeader: false },
     clientErrorHandler: answerClientError,
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
     routerOptions: { querystringParser: parseQueryKeepingEmptyValues },

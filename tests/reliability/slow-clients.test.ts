@@ -38,6 +38,22 @@ describe('slow clients', () => {
     expect(parseResponse(data)).toStrictEqual({ status: 408, body: { error: 408, message: 'the request took too long to arrive' } });
   });
 
+  it('a client that stalls still gets its 408 when RESPONSE_TIMEOUT_MS is no longer than REQUEST_TIMEOUT_MS, as by default', async () => {
+    const sameTimeouts = await startTestApp({
+      env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), RESPONSE_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), MONGODB_TIMEOUT_MS: '250' },
+    });
+    try {
+      const socket = await openRawSocket(await sameTimeouts.app.listen({ host: '127.0.0.1', port: 0 }));
+      const sentAt = performance.now();
+      socket.write(postHead('/plants', 40, { authorization: `Bearer ${TEST_TOKEN}` }));
+      const { data, atMs } = await socket.closed;
+      expect(atMs - sentAt).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
+      expect(parseResponse(data)).toStrictEqual({ status: 408, body: { error: 408, message: 'the request took too long to arrive' } });
+    } finally {
+      await sameTimeouts.close();
+    }
+  });
+
   it('bytes that are not HTTP get a 400 in the Error shape and a closed connection', async () => {
     const socket = await openRawSocket(url);
     socket.write('HELLO THERE\r\n\r\n');
