@@ -10,6 +10,8 @@ import { OneLinePerRequest } from './http/request-log.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { TRPC_PREFIX } from './routes/trpc-routes.js';
 
+const MAX_REQUEST_LINE_BYTES = 16_384;
+
 export function fastifyOptions(
   config: Pick<Config, 'logLevel' | 'http'>,
   logStream: FastifyLoggerOptions['stream'] | undefined,
@@ -34,7 +36,8 @@ export function fastifyOptions(
     http: { ...requestTimeouts, requireHostHeader: false },
     clientErrorHandler: answerClientError,
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
-    routerOptions: { querystringParser: parseQueryKeepingEmptyValues },
+    // A tRPC batch names its procedures in one path parameter; Node's header limit already bounds the request line.
+    routerOptions: { querystringParser: parseQueryKeepingEmptyValues, maxParamLength: MAX_REQUEST_LINE_BYTES },
     // While closing, requests already on open connections are answered as usual.
     return503OnClosing: false,
   };

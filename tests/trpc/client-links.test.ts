@@ -106,6 +106,26 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
     expect(logged.length).toBeGreaterThanOrEqual(14);
   });
 
+  it('httpBatchLink: fifty mutations, then fifty queries, made together are one request each, every call answered', async () => {
+    const { fetch, urls } = countingFetch();
+    const client = createTRPCClient<AppRouter>({
+      links: [
+        httpBatchLink({
+          url: trpcUrl(service.url),
+          headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          transformer: int64Transformer,
+          fetch: exactIntegerFetch(fetch),
+        }),
+      ],
+    });
+    const ids = Array.from({ length: 50 }, (_, index) => BEYOND_2_53 + BigInt(index));
+    const created = await Promise.all(ids.map((id) => client.createPlant.mutate({ id, name: `Plant ${id}` })));
+    expect(created).toStrictEqual(ids.map((id) => ({ name: `Plant ${id}` })));
+    const read = await Promise.all(ids.map((id) => client.getPlant.query({ id })));
+    expect(read).toStrictEqual(ids.map((id) => ({ id, name: `Plant ${id}` })));
+    expect(urls).toHaveLength(2);
+  });
+
   it('httpLink: a query with an id beyond 2^53 in its URL, and a mutation in its body', async () => {
     const client = createTRPCClient<AppRouter>({
       links: [
