@@ -51,17 +51,18 @@ export function isUnexpected(error: TRPCError): boolean {
   return getHTTPStatusCodeFromError(error) >= 500 && error.code !== 'SERVICE_UNAVAILABLE';
 }
 
-export function authChallengeHeaders(error: TRPCError): Record<string, string> {
-  return error.cause instanceof AuthError ? refusalHeaders(error.cause.refusal) : {};
+/** The headers a refusal carries over REST and /trpc alike: the auth challenge, or when to try again. */
+export function errorHeaders(error: TRPCError): Record<string, string> {
+  const headers = error.cause instanceof AuthError ? refusalHeaders(error.cause.refusal) : {};
+  if (error.code === 'SERVICE_UNAVAILABLE') headers['retry-after'] ??= '1';
+  return headers;
 }
 
 function fromTRPCError(error: TRPCError, request: RequestInfo, methodsAt: MethodsAt | undefined): RestError {
   if (isUnexpected(error)) return internalError(request);
   // trpc-to-openapi's own NOT_FOUND (no such operation) has no cause; a procedure's says what is missing.
   if (error.code === 'NOT_FOUND' && error.cause === undefined) return notFound(request, methodsAt?.(request.url));
-  const headers = authChallengeHeaders(error);
-  if (error.code === 'SERVICE_UNAVAILABLE') headers['retry-after'] ??= '1';
-  return restError(getHTTPStatusCodeFromError(error), publicMessage(error), headers);
+  return restError(getHTTPStatusCodeFromError(error), publicMessage(error), errorHeaders(error));
 }
 
 function internalError(request: RequestInfo): RestError {

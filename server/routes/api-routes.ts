@@ -2,7 +2,7 @@ import { createFastHandlers, describeMismatches, type RestRouteHooks } from '@pl
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
-import { authChallengeHeaders } from '../errors/rest-error.js';
+import { errorHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
 import { markTrpcInput, writableJson } from '../http/int64-edge.js';
 import { entityTagHeaders, responseMeta, rethrowRestError } from './rest-answers.js';
@@ -31,7 +31,7 @@ export function createApiFastPath(
     createContext,
     rest: { onError: rethrowRestError, responseMeta, mapOutput: writableJson },
     trpc: {
-      errorHeaders: authChallengeHeaders,
+      errorHeaders,
       dataHeaders: entityTagHeaders,
       onError: logUnexpectedTrpcError,
       queryInput: (text) => markTrpcInput(text, 'query'),

@@ -2,7 +2,7 @@ import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/serv
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
-import { authChallengeHeaders } from '../errors/rest-error.js';
+import { errorHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
@@ -20,7 +20,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     createContext: ({ req }) => createContext(req),
     // A single call's answer carries the ETag of the plant it answers, as REST's does; a batch's, none.
     responseMeta: ({ ctx, errors, info }) => ({
-      headers: errors[0] ? authChallengeHeaders(errors[0]) : info?.calls.length === 1 && ctx ? (entityTagHeaders(ctx) ?? {}) : {},
+      headers: errors[0] ? errorHeaders(errors[0]) : info?.calls.length === 1 && ctx ? (entityTagHeaders(ctx) ?? {}) : {},
     }),
     onError: logUnexpectedTrpcError,
   } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'];

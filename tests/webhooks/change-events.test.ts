@@ -307,6 +307,7 @@ describe('change events', () => {
       payload: '{"id": 12, "name": "Rue 4"}',
     });
     expect(overTrpc.statusCode).toBe(503);
+    expect(overTrpc.headers['retry-after']).toMatch(/^\d+$/);
     expect(JSON.parse(overTrpc.body)).toMatchObject({ error: { data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } } });
     // Nothing changed; a PATCH that changes nothing, and other plants, go on.
     const unchanged = await get(app, '/plants/12');
