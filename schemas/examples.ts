@@ -44,7 +44,7 @@ const insufficientScope = (scope: string): ErrorBody => ({
   error: 403,
   message: `insufficient scope: this operation needs the scope ${scope}, which the token does not grant`,
 });
-const READ_ONLY_SUMMARY = 'The token grants plants:read only; creating and deleting need plants:write';
+const READ_ONLY_SUMMARY = 'The token grants plants:read only; creating, changing and deleting need plants:write';
 const WRITE_ONLY_SUMMARY = 'The token grants plants:write only; reading needs plants:read';
 const UNEXPECTED: ErrorBody = { error: 500, message: `Internal server error (request id ${REQUEST_ID_PLACEHOLDER})` };
 const UNAVAILABLE: ErrorBody = { error: 503, message: 'the plant database is unavailable, try again shortly' };
