@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { httpError } from '../errors/http-error.js';
@@ -18,6 +18,17 @@ export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
     );
   }
   socket.destroy(error);
+}
+
+/** Node answers an `Expect` other than 100-continue itself, with a bare 417: this gives it the `Error` body. */
+export function refuseUnknownExpectations(app: FastifyInstance): void {
+  app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const refusal = httpError(417, 'the Expect header asks for what this service does not do: only 100-continue is understood');
+    const { statusCode, body } = toRestError(refusal, { id: '-', method: '-', url: '-' });
+    const json = JSON.stringify(body);
+    response.writeHead(statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+    response.end(json);
+  });
 }
 
 function describe(code: string | undefined): Error {

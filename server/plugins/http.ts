@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { appRouter } from '../../routers/app.js';
 import { apiMethods } from '../routes/api-methods.js';
 import { conditionalRequestHeaders } from '../routes/rest-declarations.js';
+import { refuseUnknownExpectations } from '../http/client-errors.js';
 import { limitConnections } from '../http/connection-limits.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
@@ -33,6 +34,7 @@ export const httpPlugin = fp<HttpOptions>(
     registerJsonEdge(app);
     registerRequestHooks(app, http);
     limitConnections(app, http);
+    refuseUnknownExpectations(app);
     await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
   },
   { name: 'http' },

@@ -74,6 +74,15 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expectNoErrorLogged(service);
   });
 
+  it('an Expect other than 100-continue answers 417 in the Error shape', async () => {
+    for (const path of ['/plants/1', '/trpc/getPlant?input=%7B%22id%22%3A1%7D', '/healthz']) {
+      const refused = await service.exchange(rawRequest('GET', path, { ...bearer, expect: 'teapot' }));
+      expectErrorBody(refused, 417, 'the Expect header asks for what this service does not do: only 100-continue is understood');
+    }
+    await service.checkAfterBatch(stored);
+    expectNoErrorLogged(service);
+  });
+
   it('media types compare case-insensitively, parameters included, on REST as on /trpc', async () => {
     let id = 100;
     await fc.assert(
