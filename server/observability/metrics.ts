@@ -81,11 +81,15 @@ export class ServiceMetrics {
     });
   }
 
-  /** Counts only the API's routes, whichever adapters serve them; probes and docs are not counted. */
+  /** Counts only the API's routes, whichever adapters serve them; probes, docs and CORS preflights are not counted. */
   countRequests(api: FastifyInstance, operations: ApiOperations): void {
     // How each route tells its requests' operation, worked out at its first request.
     const byRoute = new Map<string, OperationOf>();
     api.addHook('onResponse', (request, reply, done) => {
+      if (request.method === 'OPTIONS') {
+        done();
+        return;
+      }
       const { url = '', method } = request.routeOptions;
       const key = `${String(method)} ${url}`;
       let operationOf = byRoute.get(key);

@@ -32,6 +32,7 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
       WEBHOOK_URLS: receiver.url('/hook'),
       WEBHOOK_SECRET: secret,
       WEBHOOK_RETRY_BASE_MS: '50',
+      CORS_ORIGINS: 'https://garden.example',
     });
   });
 
@@ -68,6 +69,13 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
     expect((await send(`/trpc/getPlant?input=${encodeURIComponent(JSON.stringify({ id: id + 3 }))}`)).status).toBe(404);
     expect((await send(`/plants/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await send('/nope/1')).status).toBe(404);
+    // A browser's CORS preflights call no operation, on REST as on /trpc.
+    const preflight = (method: string) => ({
+      method: 'OPTIONS',
+      headers: { origin: 'https://garden.example', 'access-control-request-method': method, 'access-control-request-headers': 'if-match' },
+    });
+    expect((await send(`/plants/${id}`, preflight('PATCH'))).status).toBe(204);
+    expect((await send('/trpc/updatePlant', preflight('POST'))).status).toBe(204);
     const after = await scrape();
 
     const requests = (operation: string, transport: string, status: number) =>
