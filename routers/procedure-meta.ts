@@ -32,6 +32,8 @@ export type RestOperationMeta = {
 };
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 500 | 503;
+/** What every operation can answer: its input refused, no or a bad token, a scope lacking, a failure, MongoDB away. */
+type EveryOperationFails = 400 | 401 | 403 | 500 | 503;
 
 export interface Answer {
   description: string;
@@ -40,7 +42,7 @@ export interface Answer {
 
 export interface OperationAnswers {
   success: Answer & { status: 200 | 204; moreRequests?: Record<string, RequestExample> };
-  errors: { [Status in ErrorStatus]?: Answer };
+  errors: { [Status in EveryOperationFails]: Answer } & { [Status in Exclude<ErrorStatus, EveryOperationFails>]?: Answer };
 }
 
 export interface RestOperationDeclaration extends OperationAnswers {

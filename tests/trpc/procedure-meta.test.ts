@@ -11,7 +11,7 @@ it('is a meta trpc-to-openapi reads as its OpenApiMeta, and the router is typed 
   expectTypeOf<AppRouter['_def']['_config']['$types']['meta']>().toEqualTypeOf<ProcedureMeta>();
 });
 
-it('refuses, at type-check time, an operation whose answer lacks its example or its description', () => {
+it('refuses, at type-check time, an operation whose answer lacks its example or its description, or that leaves out an answer every operation has', () => {
   const declaration = {
     method: 'GET',
     path: '/plants',
@@ -26,11 +26,26 @@ it('refuses, at type-check time, an operation whose answer lacks its example or 
     },
   } as const;
   const example = { name: 'missingToken', summary: 'No bearer token', request: { method: 'GET', url: '/plants', token: 'none' } } as const;
+  const answer = (description: string) => ({ description, example });
+  const everyOperation = {
+    400: answer('Bad'),
+    401: answer('No token'),
+    403: answer('No scope'),
+    500: answer('Failed'),
+    503: answer('Away'),
+  };
   // @ts-expect-error: a 401 without its example
-  restOperation({ ...declaration, errors: { 401: { description: 'No token' } } });
+  restOperation({ ...declaration, errors: { ...everyOperation, 401: { description: 'No token' } } });
   // @ts-expect-error: a 401 without its description
-  restOperation({ ...declaration, errors: { 401: { example } } });
-  expect(restOperation({ ...declaration, errors: { 401: { description: 'No token', example } } }).openapi?.errorResponses).toEqual({
+  restOperation({ ...declaration, errors: { ...everyOperation, 401: { example } } });
+  const withoutRefusal = { 401: everyOperation[401], 403: everyOperation[403], 500: everyOperation[500], 503: everyOperation[503] };
+  // @ts-expect-error: no 400, which every operation's input can answer
+  restOperation({ ...declaration, errors: withoutRefusal });
+  expect(restOperation({ ...declaration, errors: everyOperation }).openapi?.errorResponses).toEqual({
+    400: 'Bad',
     401: 'No token',
+    403: 'No scope',
+    500: 'Failed',
+    503: 'Away',
   });
 });
