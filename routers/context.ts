@@ -15,7 +15,10 @@ export interface Context {
 
 export interface RequestConditions {
   ifMatch?: string | undefined;
+  /** On a read it asks for 304 while it names the plant's tag; on a change, it refuses the change then (412). */
   ifNoneMatch?: string | undefined;
+  /** A GET or HEAD: the one kind of request a 304 answers. */
+  read: boolean;
 }
 
 export interface ContextDeps {

@@ -39,18 +39,39 @@ export function matchesWeakly(condition: EntityTagCondition, entityTag: string):
   return condition.any || condition.tags.some(({ tag }) => tag === entityTag);
 }
 
-/** A malformed value is refused, not ignored: a client that meant a condition must not get an unconditional write. */
-export function ifMatchCondition(fromInput: string | undefined, fromHeader: string | undefined): EntityTagCondition | undefined {
-  const value = fromInput ?? fromHeader;
-  if (value === undefined) return undefined;
+export type ConditionHeader = 'If-Match' | 'If-None-Match';
+
+/** What a request requires of the plant's entity tag (RFC 9110, section 13.2.2): If-Match names it, If-None-Match does not. */
+export interface Precondition {
+  ifMatch?: EntityTagCondition;
+  ifNoneMatch?: EntityTagCondition;
+}
+
+/** Undefined when neither header is given. A malformed value is refused, not ignored: a client that meant a condition must not get an unconditional write. */
+export function preconditionOf(ifMatch: string | undefined, ifNoneMatch: string | undefined): Precondition | undefined {
+  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+  return {
+    ...(ifMatch !== undefined && { ifMatch: conditionIn('If-Match', ifMatch) }),
+    ...(ifNoneMatch !== undefined && { ifNoneMatch: conditionIn('If-None-Match', ifNoneMatch) }),
+  };
+}
+
+/** The header whose condition `entityTag` fails, If-Match first; undefined when the precondition holds. */
+export function failedCondition({ ifMatch, ifNoneMatch }: Precondition, entityTag: string): ConditionHeader | undefined {
+  if (ifMatch && !matchesStrongly(ifMatch, entityTag)) return 'If-Match';
+  if (ifNoneMatch && matchesWeakly(ifNoneMatch, entityTag)) return 'If-None-Match';
+  return undefined;
+}
+
+function conditionIn(header: ConditionHeader, value: string): EntityTagCondition {
   const condition = parseEntityTagCondition(value);
-  if (condition === undefined) throw new MalformedConditionError('If-Match');
+  if (condition === undefined) throw new MalformedConditionError(header);
   return condition;
 }
 
 export class MalformedConditionError extends Error {
   override name = 'MalformedConditionError';
-  constructor(readonly header: string) {
+  constructor(readonly header: ConditionHeader) {
     super(`${header} must be * or a comma-separated list of entity tags, each in double quotes, as ETag gives them`);
   }
 }

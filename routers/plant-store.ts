@@ -1,6 +1,6 @@
 import type { Int64 } from '../schemas/int64.js';
 import type { NewPlant, Plant, PlantPatch, StoredPlant } from '../schemas/plant.js';
-import type { EntityTagCondition } from './entity-tags.js';
+import type { ConditionHeader, Precondition } from './entity-tags.js';
 
 /** An absent revision counts as 0: plants stored before revisions were kept have none. */
 export type Revised<T> = T & { revision?: number };
@@ -12,12 +12,12 @@ export interface PlantStore {
   list(page: { limit: number; after: Int64 | undefined; tag?: string | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }>;
   get(id: Int64): Promise<Revised<StoredPlant> | undefined>;
   /**
-   * A patch that changes nothing stores nothing. `ifMatch` is checked atomically with the write; a missing plant is
-   * not found whatever it says.
+   * A patch that changes nothing stores nothing. `precondition` is checked atomically with the write; a missing plant
+   * is not found whatever it says.
    */
-  update(id: Int64, patch: PlantPatch, ifMatch?: EntityTagCondition): Promise<Revised<StoredPlant>>;
-  /** `ifMatch` is checked atomically with the delete. */
-  delete(id: Int64, ifMatch?: EntityTagCondition): Promise<boolean>;
+  update(id: Int64, patch: PlantPatch, precondition?: Precondition): Promise<Revised<StoredPlant>>;
+  /** `precondition` is checked atomically with the delete. */
+  delete(id: Int64, precondition?: Precondition): Promise<boolean>;
   ping(): Promise<void>;
 }
 
@@ -37,8 +37,15 @@ export class PlantNotFoundError extends Error {
 
 export class PlantPreconditionFailedError extends Error {
   override name = 'PlantPreconditionFailedError';
-  constructor(readonly id: Int64) {
-    super(`the plant with id ${id} has changed: its entity tag matches none of If-Match; read it again and retry`);
+  constructor(
+    readonly id: Int64,
+    readonly header: ConditionHeader = 'If-Match',
+  ) {
+    super(
+      header === 'If-Match'
+        ? `the plant with id ${id} has changed: its entity tag matches none of If-Match; read it again and retry`
+        : `the plant with id ${id} exists with an entity tag If-None-Match names (* names any): the request was not carried out`,
+    );
   }
 }
 

@@ -11,9 +11,10 @@ export type ProcedureMeta = {
 
 export interface ConditionalRequests {
   entityTag?: true;
-  /** Over /trpc and in process the input key `ifMatch` carries it, which a REST body may not. */
+  /** If-Match: 412 unless it names the plant's tag. A change also takes it as the input key `ifMatch`, which a REST body may not. */
   ifMatch?: true;
-  ifNoneMatch?: Answer;
+  /** If-None-Match: a read answers 304 while it names the plant's tag (this answer); a change (`true`) is refused with 412 then. */
+  ifNoneMatch?: Answer | true;
 }
 
 export type RestOperationMeta = {

@@ -170,9 +170,13 @@ export function notAPlantIdAnswer(method: 'GET' | 'DELETE' | 'PATCH') {
   } satisfies { description: string; example: OperationExample };
 }
 
-export function changedMeanwhileAnswer(request: Omit<ExampleRequest, 'token' | 'headers'>, nothing: 'changed' | 'deleted') {
+/** 412 to a read (`nothing` undefined), or to a change or delete, which If-None-Match refuses too. */
+export function changedMeanwhileAnswer(request: Omit<ExampleRequest, 'token' | 'headers'>, nothing?: 'changed' | 'deleted') {
   return {
-    description: `The plant has changed since it was read: its entity tag matches none of If-Match; nothing was ${nothing}`,
+    description:
+      nothing === undefined
+        ? 'The plant has changed since it was read: its entity tag matches none of If-Match, so it is not answered'
+        : `The plant has changed since it was read: its entity tag matches none of If-Match, or is one If-None-Match names (\`*\` names any); nothing was ${nothing}`,
     example: {
       name: 'changedMeanwhile',
       summary: 'If-Match names an entity tag the plant no longer has',

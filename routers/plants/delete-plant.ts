@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import * as ex from '../../schemas/examples.js';
 import { DeletePlantInputSchema } from '../../schemas/plant-queries.js';
-import { ifMatchCondition } from '../entity-tags.js';
+import { preconditionOf } from '../entity-tags.js';
 import { PlantNotFoundError } from '../plant-store.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
@@ -18,9 +18,9 @@ export const deletePlant = protectedProcedure
       summary: 'Delete a plant',
       description:
         'Deletes the plant with this id. A second delete of the same id answers 404; the id can then be used again. ' +
-        'With `If-Match`, only while the plant is as the client last read it (412 otherwise, nothing deleted).',
+        'With `If-Match`, only while the plant is as the client last read it (412 otherwise, nothing deleted); with `If-None-Match`, only while it is not.',
       scope: 'plants:write',
-      conditional: { ifMatch: true },
+      conditional: { ifMatch: true, ifNoneMatch: true },
       success: {
         status: 204,
         description: 'Plant deleted',
@@ -50,6 +50,6 @@ export const deletePlant = protectedProcedure
   .input(DeletePlantInputSchema)
   .output(z.void())
   .mutation(async ({ input, ctx }) => {
-    if (!(await ctx.store.delete(input.id, ifMatchCondition(input.ifMatch, ctx.conditions?.ifMatch))))
+    if (!(await ctx.store.delete(input.id, preconditionOf(input.ifMatch ?? ctx.conditions?.ifMatch, ctx.conditions?.ifNoneMatch))))
       throw new PlantNotFoundError(input.id);
   });

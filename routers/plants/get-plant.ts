@@ -2,8 +2,8 @@ import * as ex from '../../schemas/examples.js';
 import { PlantIdInputSchema } from '../../schemas/plant-queries.js';
 import { StoredPlantSchema } from '../../schemas/plant.js';
 import { answeredStoredPlant } from '../answered-plant.js';
-import { entityTagOf } from '../entity-tags.js';
-import { PlantNotFoundError } from '../plant-store.js';
+import { entityTagOf, failedCondition, preconditionOf } from '../entity-tags.js';
+import { PlantNotFoundError, PlantPreconditionFailedError } from '../plant-store.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 
@@ -17,10 +17,12 @@ export const getPlant = protectedProcedure
       operationId: 'getPlant',
       summary: 'Get a plant',
       description:
-        'Returns the plant with this id, with its ETag. With `If-None-Match` naming that entity tag, answers 304 Not Modified and no body.',
+        'Returns the plant with this id, with its ETag. With `If-None-Match` naming that entity tag, answers 304 Not Modified and no body; ' +
+        'with `If-Match` naming another, 412.',
       scope: 'plants:read',
       conditional: {
         entityTag: true,
+        ifMatch: true,
         ifNoneMatch: {
           description:
             'Not modified: If-None-Match names the entity tag the plant still has (answered only to a request with a valid token). No body',
@@ -61,6 +63,7 @@ export const getPlant = protectedProcedure
             response: { error: 404, message: 'no plant with id 404' },
           },
         },
+        412: ex.changedMeanwhileAnswer(request),
         ...ex.sharedAnswers('plants:read', request),
       },
     }),
@@ -68,7 +71,12 @@ export const getPlant = protectedProcedure
   .input(PlantIdInputSchema)
   .output(StoredPlantSchema)
   .query(async ({ input, ctx }) => {
+    // If-None-Match is the answer's to judge (304); If-Match comes first and refuses the answer.
+    const precondition = preconditionOf(ctx.conditions?.ifMatch, undefined);
     const stored = await ctx.store.get(input.id);
     if (stored === undefined) throw new PlantNotFoundError(input.id);
-    return answeredStoredPlant(ctx, stored);
+    const plant = answeredStoredPlant(ctx, stored);
+    if (precondition && ctx.entityTag !== undefined && failedCondition(precondition, ctx.entityTag))
+      throw new PlantPreconditionFailedError(input.id);
+    return plant;
   });

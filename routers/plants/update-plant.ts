@@ -1,7 +1,7 @@
 import * as ex from '../../schemas/examples.js';
 import { StoredPlantSchema, UpdatePlantInputSchema } from '../../schemas/plant.js';
 import { answeredStoredPlant } from '../answered-plant.js';
-import { entityTagOf, ifMatchCondition } from '../entity-tags.js';
+import { entityTagOf, preconditionOf } from '../entity-tags.js';
 import { restOperation } from '../procedure-meta.js';
 import { protectedProcedure } from '../trpc.js';
 
@@ -21,10 +21,11 @@ export const updatePlant = protectedProcedure
       description:
         'Changes the name or tag of the plant with this id with a JSON merge patch (RFC 7396): a field left out stays, ' +
         '`"tag": null` removes the tag, `{}` changes nothing; the id never changes. Answers the plant as stored now, with its ETag. ' +
-        'With `If-Match`, the change is made only while the plant is as the client last read it (412 otherwise, nothing changed).',
+        'With `If-Match`, the change is made only while the plant is as the client last read it (412 otherwise, nothing changed); ' +
+        'with `If-None-Match`, only while it is not.',
       scope: 'plants:write',
       contentTypes: [MERGE_PATCH, 'application/json'],
-      conditional: { entityTag: true, ifMatch: true },
+      conditional: { entityTag: true, ifMatch: true, ifNoneMatch: true },
       success: {
         status: 200,
         description: 'The plant as stored after the change',
@@ -75,5 +76,8 @@ export const updatePlant = protectedProcedure
   .output(StoredPlantSchema)
   .mutation(async ({ input, ctx }) => {
     const { id, name, tag, ifMatch } = input;
-    return answeredStoredPlant(ctx, await ctx.store.update(id, { name, tag }, ifMatchCondition(ifMatch, ctx.conditions?.ifMatch)));
+    return answeredStoredPlant(
+      ctx,
+      await ctx.store.update(id, { name, tag }, preconditionOf(ifMatch ?? ctx.conditions?.ifMatch, ctx.conditions?.ifNoneMatch)),
+    );
   });

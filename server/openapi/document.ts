@@ -64,7 +64,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     for (const [status, description] of Object.entries(HTTP_LAYER_RESPONSES))
       operation.responses[status] = { description, content: errorContent() };
     addResponseHeaders(operation);
-    if (meta?.conditional) declareConditionalRequests(operation, meta.conditional);
+    if (meta?.conditional) declareConditionalRequests(operation, meta.conditional, meta.openapi?.method === 'GET');
     if (meta?.answers) addExamples(operation, examplesOf(meta.answers, meta.conditional), meta.answers.success.moreRequests);
     addHttpLayerExamples(operation, HTTP_LAYER_EXAMPLES);
   }
@@ -103,12 +103,12 @@ function declarationsOf(router: AppRouter): Map<string, ProcedureMeta> {
 
 function examplesOf({ success, errors }: OperationAnswers, conditional: ConditionalRequests | undefined): Record<string, OperationExample> {
   const failures = Object.entries(errors).map(([status, answer]) => [status, answer.example] as const);
-  const notModified = conditional?.ifNoneMatch ? [['304', conditional.ifNoneMatch.example] as const] : [];
+  const notModified = typeof conditional?.ifNoneMatch === 'object' ? [['304', conditional.ifNoneMatch.example] as const] : [];
   return Object.fromEntries([[String(success.status), success.example], ...notModified, ...failures]);
 }
 
 /** RFC 9110's conditional requests, as the procedure declares them. */
-function declareConditionalRequests(operation: OpenApiOperation, conditional: ConditionalRequests): void {
+function declareConditionalRequests(operation: OpenApiOperation, conditional: ConditionalRequests, read: boolean): void {
   // Over REST the condition is the If-Match header: the input field /trpc and in-process callers use is not a parameter.
   const parameters = (operation.parameters ?? []).filter((parameter) => !(conditional.ifMatch && parameter.name === 'ifMatch'));
   if (conditional.ifMatch) {
@@ -116,13 +116,14 @@ function declareConditionalRequests(operation: OpenApiOperation, conditional: Co
     parameters.push({
       name: 'If-Match',
       in: 'header',
-      description:
-        'Change only while the plant is as read: the ETag it answered (or several, comma-separated), or `*` for any. Otherwise 412, and nothing changes',
+      description: read
+        ? 'Answer only while the plant has this ETag (or one of several, comma-separated), or `*` for any. Otherwise 412'
+        : 'Change only while the plant is as read: the ETag it answered (or several, comma-separated), or `*` for any. Otherwise 412, and nothing changes',
       // No example: /docs would fill it in, and every "Try it out" would be conditional on it.
       schema: { type: 'string' },
     });
   }
-  if (conditional.ifNoneMatch) {
+  if (typeof conditional.ifNoneMatch === 'object') {
     parameters.push({
       name: 'If-None-Match',
       in: 'header',
@@ -130,6 +131,14 @@ function declareConditionalRequests(operation: OpenApiOperation, conditional: Co
       schema: { type: 'string' },
     });
     addNotModified(operation, conditional.ifNoneMatch.description);
+  } else if (conditional.ifNoneMatch) {
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      description:
+        'Refuse (412, nothing changes) while the plant has this ETag (or one of several, comma-separated); `*` refuses whenever the plant exists',
+      schema: { type: 'string' },
+    });
   }
   operation.parameters = parameters;
   if (conditional.entityTag) addEntityTagHeader(operation);

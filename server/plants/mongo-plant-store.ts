@@ -13,7 +13,7 @@ import {
   type UpdateOptions,
   type WriteConcernSettings,
 } from 'mongodb';
-import { entityTagOf, matchesStrongly, type EntityTagCondition } from '../../routers/entity-tags.js';
+import { entityTagOf, failedCondition, type Precondition } from '../../routers/entity-tags.js';
 import {
   ChangeQueueFullError,
   PlantConflictError,
@@ -239,9 +239,9 @@ export class MongoPlantStore implements PlantStore {
    * The write's filter holds the revision, name and tag as read, so a change in between makes it match nothing and the
    * plant is read again: exactly one of several writers conditioned on the same entity tag succeeds.
    */
-  async update(id: Int64, patch: PlantPatch, ifMatch?: EntityTagCondition): Promise<Revised<StoredPlant>> {
+  async update(id: Int64, patch: PlantPatch, precondition?: Precondition): Promise<Revised<StoredPlant>> {
     const signal = this.guard?.signal();
-    if (!ifMatch) {
+    if (!precondition) {
       const changed = await this.updateInOneWrite(id, patch, signal);
       if (changed) return changed;
     }
@@ -250,7 +250,8 @@ export class MongoPlantStore implements PlantStore {
       if (!document) throw new PlantNotFoundError(id);
       const revision = document.revision ?? 0;
       const current = toStoredPlant(document);
-      if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, revision, current))) throw new PlantPreconditionFailedError(id);
+      const failed = precondition && failedCondition(precondition, entityTagOf(id, revision, current));
+      if (failed) throw new PlantPreconditionFailedError(id, failed);
       const { name, tag } = patched(current, patch);
       if (name === current.name && tag === current.tag) return { ...current, revision };
       const queued = this.queue(document, this.changeEvent('plant.updated', new Date(), { name, tag }));
@@ -302,11 +303,11 @@ export class MongoPlantStore implements PlantStore {
     return { ...patched(toStoredPlant(before), patch), revision: (before.revision ?? 0) + 1 };
   }
 
-  async delete(id: Int64, ifMatch?: EntityTagCondition): Promise<boolean> {
+  async delete(id: Int64, precondition?: Precondition): Promise<boolean> {
     const signal = this.guard?.signal();
     const options: DeleteOptions & Abortable = { signal };
     const keeping = (this.events?.changeUrls.length ?? 0) > 0;
-    if (ifMatch === undefined && !keeping) {
+    if (precondition === undefined && !keeping) {
       const { deletedCount } = await this.stored(this.plants.deleteOne({ _id: toLong(id), ...LIVE }, options));
       return deletedCount === 1;
     }
@@ -314,8 +315,8 @@ export class MongoPlantStore implements PlantStore {
     for (;;) {
       const document = await this.find(id, signal);
       if (!document) return false;
-      if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, document.revision ?? 0, toStoredPlant(document))))
-        throw new PlantPreconditionFailedError(id);
+      const failed = precondition && failedCondition(precondition, entityTagOf(id, document.revision ?? 0, toStoredPlant(document)));
+      if (failed) throw new PlantPreconditionFailedError(id, failed);
       if (keeping ? await this.markDeleted(document, signal) : await this.deleteAsRead(document, options)) return true;
     }
   }

@@ -25,11 +25,11 @@ export interface ApiOptions {
   authFailureLimit: AuthFailureLimit | undefined;
 }
 
-/** The request's conditional headers; If-None-Match only on a read, the one kind of request it can answer 304. */
+/** The request's conditional headers, for its procedure and its answer. */
 function conditionsOf({ headers, method }: FastifyRequest): RequestConditions | undefined {
-  const ifMatch = headers['if-match'];
-  const ifNoneMatch = method === 'GET' || method === 'HEAD' ? headers['if-none-match'] : undefined;
-  return ifMatch === undefined && ifNoneMatch === undefined ? undefined : { ifMatch, ifNoneMatch };
+  const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = headers;
+  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+  return { ifMatch, ifNoneMatch, read: method === 'GET' || method === 'HEAD' };
 }
 
 /** The plant API, as REST and over /trpc; the failed-authentication limit and request metrics guard only these routes. */

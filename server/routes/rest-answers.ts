@@ -17,7 +17,7 @@ export function responseMeta({ ctx, data, errors, info }: RestAnswer<Context>): 
   const entityTag = ctx?.entityTag;
   if (entityTag !== undefined) {
     headers = { ...headers, etag: entityTag };
-    if (isNotModified(ctx?.conditions?.ifNoneMatch, entityTag)) return { status: 304, headers };
+    if (ctx?.conditions?.read && isNotModified(ctx.conditions.ifNoneMatch, entityTag)) return { status: 304, headers };
   }
   return data[0] === undefined ? { status: 204, headers } : { headers };
 }

@@ -9,7 +9,7 @@ export const OPERATION_EXAMPLES: Record<string, Record<number, OperationExample>
     const { answers, openapi, conditional } = meta ?? {};
     if (answers === undefined || openapi?.operationId === undefined) return [];
     const errors = Object.entries(answers.errors).map(([status, answer]) => [status, answer.example] as const);
-    const notModified = conditional?.ifNoneMatch ? [[304, conditional.ifNoneMatch.example] as const] : [];
+    const notModified = typeof conditional?.ifNoneMatch === 'object' ? [[304, conditional.ifNoneMatch.example] as const] : [];
     return [[openapi.operationId, Object.fromEntries([[answers.success.status, answers.success.example], ...notModified, ...errors])]];
   }),
 );

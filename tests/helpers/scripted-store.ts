@@ -1,4 +1,4 @@
-import { entityTagOf, matchesStrongly } from '../../routers/entity-tags.js';
+import { entityTagOf, failedCondition } from '../../routers/entity-tags.js';
 import {
   PlantConflictError,
   PlantNotFoundError,
@@ -78,19 +78,21 @@ export const storeByRequest: PlantStore = scriptedStore({
     const plant = scripted(id);
     return plant && { ...plant };
   },
-  update: async (id, patch, ifMatch) => {
+  update: async (id, patch, precondition) => {
     scriptedFailure(id);
     const plant = scripted(id);
     if (plant === undefined) throw new PlantNotFoundError(id);
-    if (ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, 0, plant))) throw new PlantPreconditionFailedError(id);
+    const failed = precondition && failedCondition(precondition, entityTagOf(id, 0, plant));
+    if (failed) throw new PlantPreconditionFailedError(id, failed);
     const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
     const changed = { id: plant.id, name: patch.name ?? plant.name, ...(tag !== undefined && { tag }) };
     return changed.name === plant.name && tag === plant.tag ? { ...plant } : { ...changed, revision: 1 };
   },
-  delete: async (id, ifMatch) => {
+  delete: async (id, precondition) => {
     scriptedFailure(id);
     const plant = scripted(id);
-    if (plant && ifMatch && !matchesStrongly(ifMatch, entityTagOf(id, 0, plant))) throw new PlantPreconditionFailedError(id);
+    const failed = plant && precondition && failedCondition(precondition, entityTagOf(id, 0, plant));
+    if (failed) throw new PlantPreconditionFailedError(id, failed);
     return plant !== undefined;
   },
 });

@@ -204,6 +204,43 @@ describe('If-Match', () => {
   });
 });
 
+describe('the other conditions RFC 9110 names, on every operation that answers or changes one plant', () => {
+  it('If-Match on GET: 412 with an Error body unless it names the tag (or is *); an absent plant stays 404; If-Match is judged before If-None-Match', async () => {
+    const etag = (await create({ id: 5, name: 'Fern' })).headers.get('etag') ?? '';
+    await expectError(await send('GET', '/plants/5', { ...auth, 'if-match': '"stale"' }), 412, 'the plant with id 5 has changed');
+    await expectError(await send('GET', '/plants/5', { ...auth, 'if-match': `W/${etag}` }), 412, 'has changed');
+    await expectError(await send('GET', '/plants/5', { ...auth, 'if-match': 'unquoted' }), 400, 'If-Match must be');
+    for (const condition of [etag, `"a", ${etag}`, '*']) {
+      const answered = await send('GET', '/plants/5', { ...auth, 'if-match': condition });
+      expect(answered.status).toBe(200);
+      expect(await answered.json()).toEqual({ id: 5, name: 'Fern' });
+    }
+    await expectError(await send('GET', '/plants/6', { ...auth, 'if-match': '"stale"' }), 404, 'no plant with id 6');
+    await expectError(await send('GET', '/plants/5', { ...auth, 'if-match': '"stale"', 'if-none-match': etag }), 412, 'has changed');
+    expect((await send('GET', '/plants/5', { ...auth, 'if-match': etag, 'if-none-match': etag })).status).toBe(304);
+  });
+
+  it('If-None-Match on PATCH and DELETE: 412 and nothing done while it names the tag (weakly) or is *; done otherwise; absent stays 404', async () => {
+    const etag = (await create({ id: 7, name: 'Fern' })).headers.get('etag') ?? '';
+    const refused = 'the plant with id 7 exists with an entity tag If-None-Match names (* names any): the request was not carried out';
+    for (const condition of ['*', etag, `W/${etag}`, `"a", ${etag}`]) {
+      await expectError(await patch('/plants/7', { name: 'x' }, { ...MERGE_PATCH, 'if-none-match': condition }), 412, refused);
+      await expectError(await send('DELETE', '/plants/7', { ...auth, 'if-none-match': condition }), 412, refused);
+    }
+    await expectError(await patch('/plants/7', { name: 'x' }, { ...MERGE_PATCH, 'if-none-match': 'bare' }), 400, 'If-None-Match must be');
+    expect(await (await send('GET', '/plants/7')).json()).toEqual({ id: 7, name: 'Fern' });
+    const changed = await patch('/plants/7', { name: 'Lady fern' }, { ...MERGE_PATCH, 'if-none-match': '"another"' });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toEqual({ id: 7, name: 'Lady fern' });
+    // Both: If-Match must hold and If-None-Match must not name the tag.
+    const now = changed.headers.get('etag') ?? '';
+    await expectError(await send('DELETE', '/plants/7', { ...auth, 'if-match': now, 'if-none-match': now }), 412, refused);
+    expect((await send('DELETE', '/plants/7', { ...auth, 'if-match': now, 'if-none-match': etag })).status).toBe(204);
+    await expectError(await patch('/plants/7', { name: 'x' }, { ...MERGE_PATCH, 'if-none-match': '*' }), 404, 'no plant with id 7');
+    await expectError(await send('DELETE', '/plants/7', { ...auth, 'if-none-match': '*' }), 404, 'no plant with id 7');
+  });
+});
+
 describe('If-None-Match on GET /plants/{id}', () => {
   it('answers 304 with the ETag and no body when it matches, 200 when it does not', async () => {
     const etag = (await create({ id: 1, name: 'Fern' })).headers.get('etag') ?? '';
@@ -284,6 +321,20 @@ describe('over /trpc and in process', () => {
     expect(updated.status).toBe(200);
     expect(updated.headers.get('etag')).toBe((await send('GET', '/plants/1')).headers.get('etag'));
     expect(updated.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('over /trpc the If-Match and If-None-Match headers hold as over REST: PRECONDITION_FAILED', async () => {
+    await create({ id: 2, name: 'Fern' });
+    const refusals = [
+      await send('GET', `/trpc/getPlant?input=${encodeURIComponent('{"id":2}')}`, { ...auth, 'if-match': '"stale"' }),
+      await send('POST', '/trpc/updatePlant', { ...auth, 'content-type': 'application/json', 'if-none-match': '*' }, '{"id":2,"name":"x"}'),
+      await send('POST', '/trpc/deletePlant', { ...auth, 'content-type': 'application/json', 'if-none-match': '*' }, '{"id":2}'),
+    ];
+    for (const refused of refusals) {
+      expect(refused.status).toBe(412);
+      expect(await refused.json()).toMatchObject({ error: { data: { code: 'PRECONDITION_FAILED', httpStatus: 412 } } });
+    }
+    expect(await (await send('GET', '/plants/2')).json()).toEqual({ id: 2, name: 'Fern' });
   });
 
   it('updatePlant changes a plant, honours ifMatch with PRECONDITION_FAILED, and listPlants filters by tag', async () => {
