@@ -57,8 +57,13 @@ export function int64Parameter(name: string, description: string) {
   const exactly = `${description}: an int64, as its decimal digits. Values beyond ±(2^53−1) need a JSON parser that keeps big integers where the id is read from an answer; ${EXACT_IN_JAVASCRIPT}. Send the digits as read, never a rounded number.`;
   return z
     .custom<Int64 | string>((value) => toInt64(value) !== undefined, {
-      // Text that is not an int64's digits: the range says what would be.
-      error: (failure) => (typeof failure.input === 'string' ? outOfRange(name) : int64Problem(name, failure.input)),
+      // Text that is not an int64's digits: the range says what would be. A query that repeats it arrives as an array.
+      error: (failure) =>
+        typeof failure.input === 'string'
+          ? outOfRange(name)
+          : Array.isArray(failure.input)
+            ? `${name} may be given once`
+            : int64Problem(name, failure.input),
     })
     .meta({ description: exactly, override: { type: 'integer', format: 'int64' } })
     .transform((value) => toInt64(value) as Int64);

@@ -15,7 +15,10 @@ function toLimit(value: unknown): number | undefined {
 }
 
 const limit = z
-  .custom<number | string>((value) => toLimit(value) !== undefined, { error: limitMessage })
+  .custom<number | string>((value) => toLimit(value) !== undefined, {
+    // A query that repeats it arrives as an array.
+    error: (failure) => (Array.isArray(failure.input) ? 'limit may be given once' : limitMessage),
+  })
   .meta({
     description: `The maximum number of plants to return (default ${DEFAULT_LIST_LIMIT})`,
     override: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT },

@@ -100,6 +100,8 @@ describe('GET /plants', () => {
     ['after=9223372036854775808', 'after must be an integer from -9223372036854775808 to 9223372036854775807'],
     ['after=1.5', 'after must be an integer from -9223372036854775808 to 9223372036854775807'],
     ['limt=10', 'unknown parameter "limt": listing plants takes only limit, tag and after'],
+    ['limit=1&limit=2', 'limit may be given once'],
+    ['after=1&after=2', 'after may be given once'],
   ])('refuses %s with 400 naming the parameter', async (query, message) => {
     expectError(await get(`/plants?${query}`), 400, message);
   });
