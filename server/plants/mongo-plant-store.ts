@@ -28,7 +28,8 @@ import type { NewPlant, Plant, PlantPatch, StoredPlant } from '../../schemas/pla
 import type { OperationGuard } from '../db/mongo-database.js';
 import type { EventRecorder } from '../webhooks/register-webhooks.js';
 import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
-import { newChangeEvent, type ChangeEvent, type ChangeQueue, type ChangeType } from '../webhooks/change-record.js';
+import type { ChangeQueue } from '../webhooks/change-record.js';
+import { ChangeWrites, type QueuedChange } from '../webhooks/change-writes.js';
 import { isUnavailable } from '../db/mongo-errors.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
@@ -66,6 +67,7 @@ export const TAG_INDEX = { key: { tag: 1, _id: 1 }, name: 'tag_id' } as const;
 
 export class MongoPlantStore implements PlantStore {
   private readonly plants: Collection<PlantDocument>;
+  private readonly changes: ChangeWrites;
 
   /** `guard` bounds each operation by its deadline and hears of each outage; without it, the client's own timeouts apply. */
   constructor(
@@ -75,6 +77,7 @@ export class MongoPlantStore implements PlantStore {
     private readonly guard?: OperationGuard,
   ) {
     this.plants = db.collection<PlantDocument>(PLANTS_COLLECTION, { writeConcern });
+    this.changes = new ChangeWrites(events?.changeUrls ?? [], events?.changeQueueLimit ?? 0);
   }
 
   /** The indexes the store's queries need beside `_id`'s; MongoDB keeps an index that already exists as it is. */
@@ -93,7 +96,7 @@ export class MongoPlantStore implements PlantStore {
       ...(this.events &&
         this.events.urls.length > 0 && { webhook: newWebhookRecord(this.events.urls, createdAt, plant, this.events.traceparent?.()) }),
     };
-    const created = this.changeEvent('plant.created', createdAt, document);
+    const created = this.changes.event('plant.created', createdAt, document);
     if (created) document.changes = { dueAt: createdAt, claims: 0, recorded: 1, events: [created] };
     // One deadline for the whole create, the reads that follow a taken id included.
     const signal = this.guard?.signal();
@@ -143,8 +146,8 @@ export class MongoPlantStore implements PlantStore {
     const { _id, name, tag, webhook } = document;
     // Now, not when the first insert was tried: the delete this create follows may have come in between.
     const createdAt = new Date();
-    const event = this.changeEvent('plant.created', createdAt, document);
-    const queued = this.queue(tombstone, event);
+    const event = this.changes.event('plant.created', createdAt, document);
+    const queued = this.changes.queue(tombstone, event);
     const change: UpdateFilter<PlantDocument> = {
       ...queued.update,
       $set: { name, ...(tag !== undefined && { tag }), createdAt, revision, ...(webhook && { webhook }) },
@@ -160,43 +163,11 @@ export class MongoPlantStore implements PlantStore {
     return { ...toPlant(document), revision };
   }
 
-  /** The change's event, when change events are configured. */
-  private changeEvent(type: ChangeType, at: Date, plant?: { name: string; tag?: string | undefined }): ChangeEvent | undefined {
-    const urls = this.events?.changeUrls ?? [];
-    return urls.length === 0 ? undefined : newChangeEvent(type, at, urls, plant);
-  }
-
-  /**
-   * Appends `event` to the plant's change events in the change's own write. While a worker holds them, the write leaves
-   * their due time to the worker (whose release, conditional on the count of events, then sees this one); otherwise it
-   * makes them due now. Either way the filter pins the lease as read, so a claim or release in between makes the write
-   * match nothing and the caller reads again. The filter also keeps the queue within its limit.
-   */
-  private queue(read: Pick<ReadPlant, 'changes'>, event: ChangeEvent | undefined): Queued {
-    if (!event || !this.events) return { filter: {}, update: {} };
-    const token = read.changes?.lease?.token;
-    return {
-      event,
-      filter: {
-        ...(token === undefined ? { 'changes.lease': { $exists: false } } : { 'changes.lease.token': token }),
-        [lastQueuedPath(this.events.changeQueueLimit)]: { $exists: false },
-      },
-      update: {
-        $push: { 'changes.events': event },
-        $inc: { 'changes.recorded': 1 },
-        ...(token === undefined && { $min: { 'changes.dueAt': event.at } }),
-      },
-    };
-  }
-
   /** After a write that queued an event matched nothing: a plant whose queue is full refuses the change, for good. */
-  private async roomForChanges({ event }: Queued, _id: Long, signal: AbortSignal | undefined): Promise<void> {
-    if (!event || !this.events) return;
-    const limit = this.events.changeQueueLimit;
-    const full = await this.stored(
-      this.plants.findOne({ _id, [lastQueuedPath(limit)]: { $exists: true } }, { projection: { _id: 1 }, signal }),
-    );
-    if (full) throw new ChangeQueueFullError(fromBigInt(_id.toBigInt()), limit);
+  private async roomForChanges({ event }: QueuedChange, _id: Long, signal: AbortSignal | undefined): Promise<void> {
+    if (!event) return;
+    const full = await this.stored(this.plants.findOne({ _id, ...this.changes.full() }, { projection: { _id: 1 }, signal }));
+    if (full) throw new ChangeQueueFullError(fromBigInt(_id.toBigInt()), this.changes.limit);
   }
 
   async list({
@@ -254,7 +225,7 @@ export class MongoPlantStore implements PlantStore {
       if (failed) throw new PlantPreconditionFailedError(id, failed);
       const { name, tag } = patched(current, patch);
       if (name === current.name && tag === current.tag) return { ...current, revision };
-      const queued = this.queue(document, this.changeEvent('plant.updated', new Date(), { name, tag }));
+      const queued = this.changes.queue(document, this.changes.event('plant.updated', new Date(), { name, tag }));
       const change: UpdateFilter<PlantDocument> = {
         ...queued.update,
         $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
@@ -278,14 +249,14 @@ export class MongoPlantStore implements PlantStore {
     const { name } = patch;
     const tag = patch.tag ?? undefined;
     const whole = name !== undefined && patch.tag !== undefined;
-    const event = whole ? this.changeEvent('plant.updated', new Date(), { name, tag }) : undefined;
-    if (!event && (this.events?.changeUrls.length ?? 0) > 0) return undefined;
+    const event = whole ? this.changes.event('plant.updated', new Date(), { name, tag }) : undefined;
+    if (!event && this.changes.enabled) return undefined;
     const changes: Filter<PlantDocument>[] = [
       ...(name === undefined ? [] : [{ name: { $ne: name } }]),
       ...(patch.tag === undefined ? [] : [{ tag: patch.tag === null ? { $exists: true } : { $ne: patch.tag } }]),
     ];
     if (changes.length === 0) return undefined;
-    const queued = this.queue({}, event);
+    const queued = this.changes.queue({}, event);
     const change: UpdateFilter<PlantDocument> = {
       ...queued.update,
       $inc: { ...queued.update.$inc, revision: 1 },
@@ -306,7 +277,7 @@ export class MongoPlantStore implements PlantStore {
   async delete(id: Int64, precondition?: Precondition): Promise<boolean> {
     const signal = this.guard?.signal();
     const options: DeleteOptions & Abortable = { signal };
-    const keeping = (this.events?.changeUrls.length ?? 0) > 0;
+    const keeping = this.changes.enabled;
     if (precondition === undefined && !keeping) {
       const { deletedCount } = await this.stored(this.plants.deleteOne({ _id: toLong(id), ...LIVE }, options));
       return deletedCount === 1;
@@ -331,7 +302,7 @@ export class MongoPlantStore implements PlantStore {
    * done. Its new-plant event goes with it, as a deleted document's would.
    */
   private async markDeleted(document: ReadPlant, signal: AbortSignal | undefined): Promise<boolean> {
-    const queued = this.queue(document, this.changeEvent('plant.deleted', new Date()));
+    const queued = this.changes.queue(document, this.changes.event('plant.deleted', new Date()));
     const change: UpdateFilter<PlantDocument> = {
       ...queued.update,
       $set: { tombstone: true, revision: (document.revision ?? 0) + 1 },
@@ -388,17 +359,6 @@ function asRead(document: ReadPlant): Filter<PlantDocument> {
     tag: document.tag ?? { $exists: false },
     revision: document.revision ?? { $exists: false },
   };
-}
-
-interface Queued {
-  filter: Filter<PlantDocument>;
-  update: UpdateFilter<PlantDocument>;
-  event?: ChangeEvent;
-}
-
-/** Present once the queue holds `limit` events. */
-function lastQueuedPath(limit: number): string {
-  return `changes.events.${limit - 1}`;
 }
 
 function revisionOf(document: Pick<PlantDocument, 'revision'>): { revision?: number } {
