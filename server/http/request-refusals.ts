@@ -11,10 +11,24 @@ export function requestRefusal(request: FastifyRequest, reply: FastifyReply): Er
     return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
   if (hostHeaders(request.raw.rawHeaders) > 1) return httpError(400, 'the request has more than one Host header: send exactly one');
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
+  // As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it.
+  if (hasUndecodableQuery(request.url))
+    return httpError(400, 'the request query is not valid: each % must start an escape (%XX) of UTF-8 bytes');
   const encoding = request.headers['content-encoding'];
   if (encoding === undefined || isIdentity(encoding) || !hasBody(request.headers)) return undefined;
   reply.header('accept-encoding', 'identity');
   return httpError(415, 'the request body must not be encoded: send it without Content-Encoding (gzip, br and the like are not accepted)');
+}
+
+function hasUndecodableQuery(url: string): boolean {
+  const start = url.indexOf('?');
+  if (start === -1 || !url.includes('%', start)) return false;
+  try {
+    decodeURIComponent(url.slice(start + 1));
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 function hostHeaders(rawHeaders: string[]): number {

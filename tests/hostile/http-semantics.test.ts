@@ -70,6 +70,12 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     }
     expectErrorBody(await service.exchange(rawRequest('POST', '/plants/%ff', json, '{"id":2,"name":"Escaped"}')), 400);
     expectTrpcError(await service.exchange(rawRequest('GET', '/trpc/%ff', bearer)), 400);
+    for (const query of ['tag=%ff', 'tag=%', 'limit=%zz', 'tag=%c3%28', 'after=1&tag=x%ffy']) {
+      expectErrorBody(await service.exchange(rawRequest('GET', `/plants?${query}`, bearer)), 400, 'the request query is not valid');
+    }
+    expectTrpcError(await service.exchange(rawRequest('GET', '/trpc/listPlants?input=%ff', bearer)), 400);
+    // Escapes of UTF-8 text are read as usual.
+    expect((await service.exchange(rawRequest('GET', '/plants?tag=%C3%A9t%C3%A9&limit=%31', bearer))).status).toBe(200);
     await service.checkAfterBatch(stored);
     expectNoErrorLogged(service);
   });
