@@ -3,13 +3,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { httpError } from '../errors/http-error.js';
 
 /**
- * Missing or repeated Host (RFC 9112 section 3.2): Node would refuse the first unlogged and keep the first of several.
+ * Missing or repeated Host (RFC 9112 section 3.2): Node would refuse the first unlogged and keep the first of several;
+ * so it would of two Content-Types, which a proxy in front may have read otherwise.
  * `*` (RFC 9112 section 3.2.4) names no resource; no route decodes a content-coded body (415, RFC 9110 section 15.5.16).
  */
 export function requestRefusal(request: FastifyRequest, reply: FastifyReply): Error | undefined {
   if (request.headers.host === undefined && request.raw.httpVersion !== '1.0')
     return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
-  if (hostHeaders(request.raw.rawHeaders) > 1) return httpError(400, 'the request has more than one Host header: send exactly one');
+  const { host, contentType } = singleHeaders(request.raw.rawHeaders);
+  if (host > 1) return httpError(400, 'the request has more than one Host header: send exactly one');
+  if (contentType > 1) return httpError(400, 'the request has more than one Content-Type header: send exactly one');
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
   // As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it.
   if (hasUndecodableQuery(request.url))
@@ -31,10 +34,15 @@ function hasUndecodableQuery(url: string): boolean {
   }
 }
 
-function hostHeaders(rawHeaders: string[]): number {
-  let count = 0;
-  for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index]?.toLowerCase() === 'host') count += 1;
-  return count;
+/** How often the headers that must come once came. */
+function singleHeaders(rawHeaders: string[]): { host: number; contentType: number } {
+  const counts = { host: 0, contentType: 0 };
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]?.toLowerCase();
+    if (name === 'host') counts.host += 1;
+    else if (name === 'content-type') counts.contentType += 1;
+  }
+  return counts;
 }
 
 function isIdentity(encoding: string): boolean {

@@ -24,7 +24,7 @@ const notJsonLines = (output: string) => output.split('\n').filter((line) => lin
 describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath) => {
   const service = useHostileService({ FAST_PATH: fastPath });
 
-  it('a request without Host, or with two: 400 in the Error shape, with a request id, and a log line', async () => {
+  it('a request without Host, or with two, or with two Content-Types: 400 in the Error shape, with a request id, and a log line', async () => {
     const answer = await service.exchange('GET /healthz HTTP/1.1\r\nconnection: close\r\n\r\n');
     expectErrorBody(answer, 400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
     const id = answer.headers['x-request-id'];
@@ -36,6 +36,11 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     const twice = await service.exchange('GET /healthz HTTP/1.1\r\nhost: a\r\nhost: b\r\nconnection: close\r\n\r\n');
     expectErrorBody(twice, 400, 'the request has more than one Host header: send exactly one');
     expect(twice.headers['x-request-id']).toMatch(/\S/);
+    const twoTypes = await service.exchange(
+      'POST /plants HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\ncontent-type: text/plain\r\n' +
+        `authorization: Bearer ${HOSTILE_TOKEN}\r\ncontent-length: 24\r\nconnection: close\r\n\r\n{"id":61,"name":"Twice"}`,
+    );
+    expectErrorBody(twoTypes, 400, 'the request has more than one Content-Type header: send exactly one');
     // HTTP/1.0 needs none.
     expect((await service.exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
   });
