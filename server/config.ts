@@ -51,7 +51,8 @@ const EnvSchema = z.object({
     error: 'each origin must be a URL such as https://app.example',
   }),
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_LIMIT_BYTES),
-  REQUEST_TIMEOUT_MS: positiveInt(10_000),
+  // With the check below every eighth of it and a margin, within RESPONSE_TIMEOUT_MS's default: a stall gets its 408 first.
+  REQUEST_TIMEOUT_MS: positiveInt(8_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
   // How long /readyz fails before the service closes on SIGTERM: the time load balancers take to stop sending.
   SHUTDOWN_DELAY_MS: z.coerce

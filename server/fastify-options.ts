@@ -43,11 +43,11 @@ export function fastifyOptions(
   };
 }
 
-/** Node checks requestTimeout only on its connection sweep (30 s by default) and lets a larger headersTimeout win. */
+/** Node checks requestTimeout only on its connection sweep (30 s by default, here an eighth of it) and lets a larger headersTimeout win. */
 function requestTimeoutOptions(requestTimeoutMs: number) {
   return {
     requestTimeout: requestTimeoutMs,
     headersTimeout: requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(30_000, Math.max(25, Math.floor(requestTimeoutMs / 4))),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(25, Math.floor(requestTimeoutMs / 8))),
   };
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../server/config.js';
+import { fastifyOptions } from '../server/fastify-options.js';
 
 describe('loadConfig', () => {
   it('has defaults for a local run', () => {
@@ -20,6 +21,15 @@ describe('loadConfig', () => {
     });
     expect(config.devDir).toBe(join(process.cwd(), '.dev'));
     expect(loadConfig({ PLANT_STORE_DEV_DIR: '/tmp/plant-store-data' }).devDir).toBe('/tmp/plant-store-data');
+  });
+
+  it('has default timeouts under which a stalled request is answered 408 before its idle connection is closed', () => {
+    const config = loadConfig({});
+    const options = fastifyOptions(config, undefined);
+    const checkedEvery = options.http?.connectionsCheckingInterval ?? Number.POSITIVE_INFINITY;
+    expect(config.http.requestTimeoutMs + checkedEvery).toBeLessThan(config.http.responseTimeoutMs);
+    // No longer than RESPONSE_TIMEOUT_MS: a client that never reads an answer is not held longer than it says.
+    expect(options.connectionTimeout).toBe(config.http.responseTimeoutMs);
   });
 
   it('reads every variable', () => {
