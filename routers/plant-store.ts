@@ -54,9 +54,12 @@ export class ChangeQueueFullError extends Error {
   override name = 'ChangeQueueFullError';
   constructor(
     readonly id: Int64,
-    readonly limit: number,
+    /** When the next delivery is due, the soonest some may go. */
+    readonly retryAfterS: number,
   ) {
-    super(`the plant with id ${id} has ${limit} change events waiting for delivery: try again once its webhook receivers take them`);
+    super(
+      `the plant with id ${id} has as many change events waiting for delivery as it can keep: try again once its webhook receivers take them`,
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { AuthError } from '../../routers/auth.js';
 import { publicMessage } from '../../routers/error-messages.js';
+import { ChangeQueueFullError } from '../../routers/plant-store.js';
 import type { ErrorBody } from '../../schemas/error.js';
 import { refusalHeaders } from '../auth/challenge.js';
 
@@ -54,6 +55,7 @@ export function isUnexpected(error: TRPCError): boolean {
 /** The headers a refusal carries over REST and /trpc alike: the auth challenge, or when to try again. */
 export function errorHeaders(error: TRPCError): Record<string, string> {
   const headers = error.cause instanceof AuthError ? refusalHeaders(error.cause.refusal) : {};
+  if (error.cause instanceof ChangeQueueFullError) headers['retry-after'] = String(error.cause.retryAfterS);
   if (error.code === 'SERVICE_UNAVAILABLE') headers['retry-after'] ??= '1';
   return headers;
 }

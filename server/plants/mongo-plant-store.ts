@@ -57,6 +57,8 @@ const LIVE = { tombstone: { $exists: false } } as const;
 
 export const PLANTS_COLLECTION = 'plants';
 const DUPLICATE_KEY = 11000;
+/** mongod's refusal of an update whose result would be larger than 16 MiB. */
+const DOCUMENT_TOO_LARGE = 17419;
 /** A create whose id was taken, then freed by a delete, before it could read the holder: try again this often. */
 const CREATE_ATTEMPTS = 3;
 const PROJECTION = { name: 1, tag: 1, revision: 1 } as const;
@@ -154,7 +156,8 @@ export class MongoPlantStore implements PlantStore {
       $unset: { tombstone: '' },
     };
     const filter: Filter<PlantDocument> = { _id, tombstone: true, revision: tombstone.revision ?? { $exists: false }, ...queued.filter };
-    const { matchedCount } = await this.stored(this.plants.updateOne(filter, change, { signal } as UpdateOptions & Abortable));
+    const written = this.plants.updateOne(filter, change, { signal } as UpdateOptions & Abortable);
+    const { matchedCount } = await this.queuedWrite(queued, _id, written, signal);
     if (matchedCount !== 1) {
       await this.roomForChanges(queued, _id, signal);
       return undefined;
@@ -165,9 +168,28 @@ export class MongoPlantStore implements PlantStore {
 
   /** After a write that queued an event matched nothing: a plant whose queue is full refuses the change, for good. */
   private async roomForChanges({ event }: QueuedChange, _id: Long, signal: AbortSignal | undefined): Promise<void> {
-    if (!event) return;
-    const full = await this.stored(this.plants.findOne({ _id, ...this.changes.full() }, { projection: { _id: 1 }, signal }));
-    if (full) throw new ChangeQueueFullError(fromBigInt(_id.toBigInt()), this.changes.limit);
+    if (event) await this.refuseIfFull(_id, this.changes.full(), signal);
+  }
+
+  /**
+   * A change's write, refused as a full queue when it would make the document larger than MongoDB keeps: long URLs
+   * make events large, so their count alone cannot keep a plant within 16 MiB.
+   */
+  private async queuedWrite<T>({ event }: QueuedChange, _id: Long, write: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    try {
+      return await this.stored(write);
+    } catch (error) {
+      if (event && error instanceof MongoServerError && error.code === DOCUMENT_TOO_LARGE) await this.refuseIfFull(_id, {}, signal);
+      throw error;
+    }
+  }
+
+  /** The plant's queue is full when `filter` finds it: its next delivery's due time says when to try again. */
+  private async refuseIfFull(_id: Long, filter: Filter<PlantDocument>, signal: AbortSignal | undefined): Promise<void> {
+    const full = await this.stored(this.plants.findOne({ _id, ...filter }, { projection: { 'changes.dueAt': 1 }, signal }));
+    if (!full) return;
+    const dueInMs = (full.changes?.dueAt?.getTime() ?? 0) - Date.now();
+    throw new ChangeQueueFullError(fromBigInt(_id.toBigInt()), Math.max(1, Math.ceil(dueInMs / 1000)));
   }
 
   async list({
@@ -231,9 +253,8 @@ export class MongoPlantStore implements PlantStore {
         $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
         ...(tag === undefined && { $unset: { tag: '' } }),
       };
-      const { matchedCount } = await this.stored(
-        this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable),
-      );
+      const written = this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable);
+      const { matchedCount } = await this.queuedWrite(queued, document._id, written, signal);
       if (matchedCount === 1 && queued.event) this.events?.recorded();
       if (matchedCount === 1) return { ...patched(current, patch), revision: revision + 1 };
       await this.roomForChanges(queued, document._id, signal);
@@ -266,8 +287,12 @@ export class MongoPlantStore implements PlantStore {
       ...(patch.tag === null && { $unset: { tag: '' } }),
     };
     const options: FindOneAndUpdateOptions & Abortable = { returnDocument: 'before', projection: PROJECTION, promoteLongs: false, signal };
-    const before = await this.stored(
-      this.plants.findOneAndUpdate({ _id: toLong(id), ...LIVE, ...queued.filter, $or: changes }, change, options),
+    const _id = toLong(id);
+    const before = await this.queuedWrite(
+      queued,
+      _id,
+      this.plants.findOneAndUpdate({ _id, ...LIVE, ...queued.filter, $or: changes }, change, options),
+      signal,
     );
     if (!before) return undefined;
     if (event) this.events?.recorded();
@@ -308,9 +333,8 @@ export class MongoPlantStore implements PlantStore {
       $set: { tombstone: true, revision: (document.revision ?? 0) + 1 },
       $unset: { tag: '', webhook: '' },
     };
-    const { matchedCount } = await this.stored(
-      this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable),
-    );
+    const written = this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable);
+    const { matchedCount } = await this.queuedWrite(queued, document._id, written, signal);
     if (matchedCount !== 1) {
       await this.roomForChanges(queued, document._id, signal);
       return false;

@@ -287,10 +287,13 @@ describe('change events', () => {
     ];
     for (const refused of refusals) {
       expect(refused.statusCode).toBe(503);
-      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      // The next delivery is due within the retry base's half second to a second: no sooner than 1 s, no later than 2.
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(2);
       expect(JSON.parse(refused.body)).toStrictEqual({
         error: 503,
-        message: 'the plant with id 12 has 3 change events waiting for delivery: try again once its webhook receivers take them',
+        message:
+          'the plant with id 12 has as many change events waiting for delivery as it can keep: try again once its webhook receivers take them',
       });
     }
     // A plant created again over its deleted self, whose queue is full, is refused too.
@@ -299,7 +302,7 @@ describe('change events', () => {
     expect((await remove(app, 14)).statusCode).toBe(204);
     const again = await postPlant(app, { id: 14, name: 'Sorrel' });
     expect(again.statusCode).toBe(503);
-    expect((JSON.parse(again.body) as { message: string }).message).toMatch(/^the plant with id 14 has 3 change events waiting/);
+    expect((JSON.parse(again.body) as { message: string }).message).toMatch(/^the plant with id 14 has as many change events waiting/);
     const overTrpc = await app.inject({
       method: 'POST',
       url: '/trpc/updatePlant',
@@ -334,6 +337,35 @@ describe('change events', () => {
       { type: 'plant.updated', data: { id: 12, name: 'Rue 4', tag: 'herb' } },
       { type: 'plant.deleted', data: { id: 12 } },
     ]);
+  });
+
+  it('events too large for fewer than WEBHOOK_CHANGE_QUEUE_LIMIT to fit the plant in 16 MiB: refused (503) when the next would not, not 500', async () => {
+    // Four URLs of 200,000 characters: each event carries them, about 800 KB, so some twenty fill MongoDB's 16 MiB.
+    const urls = [1, 2, 3, 4].map((n) => `http://127.0.0.1:9/changes${n}?k=${'q'.repeat(200_000)}`);
+    const { app, plants } = await startApp({
+      WEBHOOK_CHANGE_URLS: urls.join(','),
+      WEBHOOK_CHANGE_QUEUE_LIMIT: '10000',
+      WEBHOOK_RETRY_BASE_MS: '600000',
+    });
+    await postPlant(app, { id: 15, name: 'Tansy' });
+    let changed = 0;
+    let refused: Awaited<ReturnType<typeof patch>> | undefined;
+    while (refused === undefined && changed < 100) {
+      const answer = await patch(app, 15, { name: `Tansy ${changed + 1}` });
+      if (answer.statusCode === 200) changed += 1;
+      else refused = answer;
+    }
+    expect(changed).toBeGreaterThan(10);
+    expect(changed).toBeLessThan(30);
+    expect(refused?.statusCode).toBe(503);
+    expect((JSON.parse(refused?.body ?? '') as { message: string }).message).toMatch(
+      /^the plant with id 15 has as many change events waiting/,
+    );
+    // Due after the retry base (ten minutes), or at the claim's end, and nothing changed.
+    expect(Number(refused?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse((await get(app, '/plants/15')).body)).toStrictEqual({ id: 15, name: `Tansy ${changed}` });
+    expect((await remove(app, 15)).statusCode).toBe(503);
+    expect((await plants.findOne({ _id: Long.fromNumber(15) }))?.changes?.events).toHaveLength(changed + 1);
   });
 
   it('given up on after WEBHOOK_MAX_ATTEMPTS, an event lets the next one go', async () => {

@@ -1,6 +1,6 @@
 // Update documents: operator updates ($set, $inc, $push...), replacements and pipeline updates,
 // applied to a copy of the stored document. Errors mirror mongod's codes and messages.
-import { Double, Int32, Long, serialize, Timestamp } from 'bson';
+import { calculateObjectSize, Double, Int32, Long, serialize, Timestamp } from 'bson';
 import { CommandError } from '../errors.js';
 import {
   cloneValue,
@@ -249,6 +249,8 @@ function replacement(original: Doc, update: Doc): Doc {
   return withIdFirst({ ...(original._id === undefined ? {} : { _id: original._id }), ...cloneValue(update) });
 }
 
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
 /** Applies an update to a copy of `original`; `inserting` is true for the upsert insert case. */
 export function applyUpdate(original: Doc, update: unknown, inserting: boolean, runPipeline: PipelineRunner): UpdateResult {
   let doc: Doc;
@@ -264,6 +266,9 @@ export function applyUpdate(original: Doc, update: unknown, inserting: boolean, 
     );
   }
   doc = withIdFirst(doc);
+  // mongod's limit on a stored document, and its refusal of an update that would cross it.
+  if (calculateObjectSize(doc) > MAX_DOCUMENT_BYTES)
+    throw CommandError.location(17419, `Resulting document after update is larger than ${MAX_DOCUMENT_BYTES}`);
   return { doc, modified: !Buffer.from(serialize(doc)).equals(Buffer.from(serialize(original))) };
 }
 

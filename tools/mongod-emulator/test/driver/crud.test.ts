@@ -160,6 +160,15 @@ describe('update', () => {
     await expect(items().updateOne({ _id: 1 }, { $set: { _id: 2 } })).rejects.toMatchObject({ code: 66 });
   });
 
+  it('refuses an update whose result would be larger than 16 MiB (17419), as with $push and findOneAndUpdate, and keeps the document', async () => {
+    const chunk = 'x'.repeat(4 * 1024 * 1024);
+    await items().insertOne({ _id: 1, chunks: [chunk, chunk, chunk] });
+    const refused = { code: 17419, errmsg: 'Resulting document after update is larger than 16777216' };
+    await expect(items().updateOne({ _id: 1 }, { $push: { chunks: chunk } })).rejects.toMatchObject(refused);
+    await expect(items().findOneAndUpdate({ _id: 1 }, { $push: { chunks: chunk } })).rejects.toMatchObject(refused);
+    expect((await items().findOne({ _id: 1 }))?.chunks).toHaveLength(3);
+  });
+
   it('refuses $inc on a string (TypeMismatch, 14)', async () => {
     await items().insertOne({ _id: 1, a: 'text' });
     await expect(items().updateOne({ _id: 1 }, { $inc: { a: 1 } })).rejects.toMatchObject({ code: 14 });
