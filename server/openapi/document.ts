@@ -58,8 +58,11 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     describeParametersThemselves(operation);
     addIdParameterExamples(operation);
     answerNothingWith204(operation);
+    // Each operation's own words: trpc-to-openapi keeps the first description it met for each error code, whichever operation it was.
+    const described: Partial<Record<string, { description: string }>> = meta?.answers?.errors ?? {};
     for (const [status, response] of Object.entries(operation.responses)) {
-      if (response && !status.startsWith('2')) operation.responses[status] = { description: response.description, content: errorContent() };
+      if (response && !status.startsWith('2'))
+        operation.responses[status] = { description: described[status]?.description ?? response.description, content: errorContent() };
     }
     for (const [status, description] of Object.entries(HTTP_LAYER_RESPONSES))
       operation.responses[status] = { description, content: errorContent() };

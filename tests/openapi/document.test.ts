@@ -99,6 +99,33 @@ describe('POST /plants matches the interface', () => {
   });
 });
 
+describe('error answers per operation', () => {
+  it.each([
+    ['/plants', 'post', '400', 'Invalid input or malformed JSON'],
+    ['/plants/{id}', 'get', '400', 'The id is not an int64'],
+    [
+      '/plants/{id}',
+      'get',
+      '412',
+      'The plant has changed since it was read: its entity tag matches none of If-Match, so it is not answered',
+    ],
+    [
+      '/plants/{id}',
+      'patch',
+      '412',
+      'The plant has changed since it was read: its entity tag matches none of If-Match, or is one If-None-Match names (`*` names any); nothing was changed',
+    ],
+    [
+      '/plants/{id}',
+      'delete',
+      '412',
+      'The plant has changed since it was read: its entity tag matches none of If-Match, or is one If-None-Match names (`*` names any); nothing was deleted',
+    ],
+  ])("%s %s describes its %s in its own words, not another operation's", (path, method, status, description) => {
+    expect(operationOf(ours, path, method).responses[status]?.description).toBe(description);
+  });
+});
+
 describe('scopes per operation', () => {
   it.each([
     ['/plants', 'post', 'plants:write'],
