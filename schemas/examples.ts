@@ -93,7 +93,11 @@ export const HTTP_LAYER_EXAMPLES = {
     name: 'headersTooLarge',
     summary: 'The request headers are too large',
     condition: "the request's headers are larger than Node's limit (16 KiB by default)",
-    response: { error: 431, message: 'the request headers are too large' },
+    response: {
+      error: 431,
+      message:
+        'the request line and headers are too large: a long query (such as a tRPC batch of many calls) goes in a POST body, or in several requests',
+    },
   },
 } satisfies Record<number, HttpLayerExample>;
 

@@ -36,7 +36,10 @@ function describe(code: string | undefined): Error {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return httpError(408, 'the request took too long to arrive');
     case 'HPE_HEADER_OVERFLOW':
-      return httpError(431, 'the request headers are too large');
+      return httpError(
+        431,
+        'the request line and headers are too large: a long query (such as a tRPC batch of many calls) goes in a POST body, or in several requests',
+      );
     default:
       return httpError(400, 'the request is not valid HTTP');
   }

@@ -65,7 +65,14 @@ describe('slow clients', () => {
     const socket = await openRawSocket(url);
     socket.write(`GET /healthz HTTP/1.1\r\nhost: localhost\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
     const { data } = await socket.closed;
-    expect(parseResponse(data)).toStrictEqual({ status: 431, body: { error: 431, message: 'the request headers are too large' } });
+    expect(parseResponse(data)).toStrictEqual({
+      status: 431,
+      body: {
+        error: 431,
+        message:
+          'the request line and headers are too large: a long query (such as a tRPC batch of many calls) goes in a POST body, or in several requests',
+      },
+    });
   });
 
   it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
