@@ -162,11 +162,12 @@ describe('update', () => {
 
   it('refuses an update whose result would be larger than 16 MiB (17419), as with $push and findOneAndUpdate, and keeps the document', async () => {
     const chunk = 'x'.repeat(4 * 1024 * 1024);
-    await items().insertOne({ _id: 1, chunks: [chunk, chunk, chunk] });
+    const chunked = mongo.db.collection<{ _id: number; chunks: string[] }>('items');
+    await chunked.insertOne({ _id: 1, chunks: [chunk, chunk, chunk] });
     const refused = { code: 17419, errmsg: 'Resulting document after update is larger than 16777216' };
-    await expect(items().updateOne({ _id: 1 }, { $push: { chunks: chunk } })).rejects.toMatchObject(refused);
-    await expect(items().findOneAndUpdate({ _id: 1 }, { $push: { chunks: chunk } })).rejects.toMatchObject(refused);
-    expect((await items().findOne({ _id: 1 }))?.chunks).toHaveLength(3);
+    await expect(chunked.updateOne({ _id: 1 }, { $push: { chunks: chunk } })).rejects.toMatchObject(refused);
+    await expect(chunked.findOneAndUpdate({ _id: 1 }, { $push: { chunks: chunk } })).rejects.toMatchObject(refused);
+    expect((await chunked.findOne({ _id: 1 }))?.chunks).toHaveLength(3);
   });
 
   it('refuses $inc on a string (TypeMismatch, 14)', async () => {
