@@ -23,7 +23,9 @@ const csv = z
   .optional()
   .transform((value) => listItems(value ?? ''));
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const WHOLE_ABOVE_ZERO = { error: 'must be a whole number above 0' };
+const positiveInt = (fallback: number) =>
+  z.coerce.number(WHOLE_ABOVE_ZERO).int(WHOLE_ABOVE_ZERO).positive(WHOLE_ABOVE_ZERO).default(fallback);
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),

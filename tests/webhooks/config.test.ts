@@ -103,7 +103,9 @@ describe('the webhook configuration', () => {
     [{ WEBHOOK_RETRY_BASE_MS: '3600001' }, 'WEBHOOK_RETRY_BASE_MS: must be at most 3600000'],
     [{ WEBHOOK_MAX_ATTEMPTS: 'ten' }, 'WEBHOOK_MAX_ATTEMPTS'],
     [{ WEBHOOK_TIMEOUT_MS: '-5' }, 'WEBHOOK_TIMEOUT_MS'],
-    [{ WEBHOOK_CHANGE_QUEUE_LIMIT: '0' }, 'WEBHOOK_CHANGE_QUEUE_LIMIT'],
+    [{ WEBHOOK_CHANGE_QUEUE_LIMIT: '0' }, 'WEBHOOK_CHANGE_QUEUE_LIMIT: must be a whole number above 0'],
+    [{ WEBHOOK_CHANGE_QUEUE_LIMIT: '1.5' }, 'WEBHOOK_CHANGE_QUEUE_LIMIT: must be a whole number above 0'],
+    [{ WEBHOOK_CHANGE_QUEUE_LIMIT: 'many' }, 'WEBHOOK_CHANGE_QUEUE_LIMIT: must be a whole number above 0'],
     [{ WEBHOOK_CHANGE_QUEUE_LIMIT: '10001' }, 'WEBHOOK_CHANGE_QUEUE_LIMIT: must be at most 10000'],
   ])('refuses %o with a message naming the variable', (env, expected) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
