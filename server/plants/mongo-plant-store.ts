@@ -156,19 +156,27 @@ export class MongoPlantStore implements PlantStore {
       $unset: { tombstone: '' },
     };
     const filter: Filter<PlantDocument> = { _id, tombstone: true, revision: tombstone.revision ?? { $exists: false }, ...queued.filter };
-    const written = this.plants.updateOne(filter, change, { signal } as UpdateOptions & Abortable);
-    const { matchedCount } = await this.queuedWrite(queued, _id, written, signal);
-    if (matchedCount !== 1) {
-      await this.roomForChanges(queued, _id, signal);
-      return undefined;
-    }
+    if (!(await this.writeChange(queued, _id, filter, change, signal))) return undefined;
     this.events?.recorded();
     return { ...toPlant(document), revision };
   }
 
-  /** After a write that queued an event matched nothing: a plant whose queue is full refuses the change, for good. */
-  private async roomForChanges({ event }: QueuedChange, _id: Long, signal: AbortSignal | undefined): Promise<void> {
-    if (event) await this.refuseIfFull(_id, this.changes.full(), signal);
+  /**
+   * A change's conditional write; false when it matched nothing, for the caller to read again. When it queued an event
+   * and matched nothing because the plant's queue is full, the change is refused for good.
+   */
+  private async writeChange(
+    queued: QueuedChange,
+    _id: Long,
+    filter: Filter<PlantDocument>,
+    change: UpdateFilter<PlantDocument>,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    const written = this.plants.updateOne(filter, change, { signal } as UpdateOptions & Abortable);
+    const { matchedCount } = await this.queuedWrite(queued, _id, written, signal);
+    if (matchedCount === 1) return true;
+    if (queued.event) await this.refuseIfFull(_id, this.changes.full(), signal);
+    return false;
   }
 
   /**
@@ -253,11 +261,10 @@ export class MongoPlantStore implements PlantStore {
         $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
         ...(tag === undefined && { $unset: { tag: '' } }),
       };
-      const written = this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable);
-      const { matchedCount } = await this.queuedWrite(queued, document._id, written, signal);
-      if (matchedCount === 1 && queued.event) this.events?.recorded();
-      if (matchedCount === 1) return { ...patched(current, patch), revision: revision + 1 };
-      await this.roomForChanges(queued, document._id, signal);
+      if (await this.writeChange(queued, document._id, { ...asRead(document), ...queued.filter }, change, signal)) {
+        if (queued.event) this.events?.recorded();
+        return { ...patched(current, patch), revision: revision + 1 };
+      }
     }
   }
 
@@ -333,12 +340,7 @@ export class MongoPlantStore implements PlantStore {
       $set: { tombstone: true, revision: (document.revision ?? 0) + 1 },
       $unset: { tag: '', webhook: '' },
     };
-    const written = this.plants.updateOne({ ...asRead(document), ...queued.filter }, change, { signal } as UpdateOptions & Abortable);
-    const { matchedCount } = await this.queuedWrite(queued, document._id, written, signal);
-    if (matchedCount !== 1) {
-      await this.roomForChanges(queued, document._id, signal);
-      return false;
-    }
+    if (!(await this.writeChange(queued, document._id, { ...asRead(document), ...queued.filter }, change, signal))) return false;
     this.events?.recorded();
     return true;
   }
