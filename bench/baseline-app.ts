@@ -11,10 +11,12 @@ import {
   StoredPlantSchema,
   UpdatePlantInputSchema,
   PlantNotFoundError,
+  entityTagOf,
   type AppConfig,
   type Plant,
   type PlantStore,
 } from '../index.js';
+import { createdPlant } from './peers/peer-work.js';
 
 /** Where the baseline routes answer in the service's app (its `/plants` routes are the service's own). */
 export const BASELINE_PATH = '/baseline/plants';
@@ -80,7 +82,9 @@ function createPlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
     if (refusedToken(verifyToken, request, reply)) return reply;
     const input = NewPlantSchema.safeParse(request.body);
     if (!input.success) return badRequest(reply, input.error);
-    return PlantSchema.parse(await store.create(input.data));
+    const { plant, entityTag } = createdPlant(input.data.id, await store.create(input.data));
+    void reply.header('etag', entityTag);
+    return PlantSchema.parse(plant);
   };
 }
 
@@ -117,8 +121,10 @@ function updatePlantRoute(verifyToken: TokenVerifier, store: PlantStore) {
       throw error;
     });
     if (changed === undefined) return reply.code(404).send({ error: 404, message: `no plant with id ${id}` });
-    // The output schema is strict: the plant without the store's revision.
-    return StoredPlantSchema.parse({ id: changed.id, name: changed.name, ...(changed.tag !== undefined && { tag: changed.tag }) });
+    // The output schema is strict: the plant without the store's revision, which its entity tag takes in.
+    const plant = StoredPlantSchema.parse({ id: changed.id, name: changed.name, ...(changed.tag !== undefined && { tag: changed.tag }) });
+    void reply.header('etag', entityTagOf(id, changed.revision ?? 0, plant));
+    return plant;
   };
 }
 

@@ -1,7 +1,8 @@
-import { deepStrictEqual, strictEqual } from 'node:assert/strict';
+import { deepStrictEqual, match, strictEqual } from 'node:assert/strict';
 import type { Request } from 'autocannon';
 import { BASELINE_DELETE_BY_BODY_PATH, BASELINE_PATH } from './baseline-app.js';
 import type { PeerKind, ServerKind } from './child-protocol.js';
+import { entityTagOf } from '../index.js';
 import {
   CHANGED_NAME,
   createPlantRequest,
@@ -21,7 +22,17 @@ export interface ExpectedAnswer {
   body: unknown;
   link?: string;
   /** The body when it depends on the request (the id an update names), from the request's path or body. */
-  bodyFor?: (request: { path: string; body: string | undefined }) => unknown;
+  bodyFor?: (request: SentRequest) => unknown;
+  /**
+   * The `ETag` of an answer that carries one plant, as the service gives it: computed from the request, or any strong
+   * tag where the store's revision decides it (an update's).
+   */
+  entityTag?: ((request: SentRequest) => string) | 'strong';
+}
+
+interface SentRequest {
+  path: string;
+  body: string | undefined;
 }
 
 /** One way of doing an operation over HTTP that the benchmark times. */
@@ -57,6 +68,10 @@ export interface Operation {
 }
 
 const plant = { name: PLANT_NAME, tag: PLANT_TAG };
+/** A new plant's tag: the id the create sent, at the store's first revision. */
+const createdTag = ({ body }: SentRequest) => entityTagOf((JSON.parse(body ?? '{}') as { id: number }).id, 0, plant);
+const created = { status: 200, body: plant, entityTag: createdTag };
+const createdOverTrpc = { ...created, body: { result: { data: plant } } };
 const BASELINE_LABEL = 'baseline: plain Fastify route, same app';
 const REST_ROW = 'REST (trpc-to-openapi)';
 const TRPC_ROW = 'tRPC';
@@ -80,43 +95,43 @@ export const CREATE: Operation = {
       label: BASELINE_LABEL,
       server: 'baseline',
       request: (token) => createPlantRequest(BASELINE_PATH, token),
-      expected: { status: 200, body: plant },
+      expected: created,
     },
     {
       label: 'POST /plants (trpc-to-openapi)',
       row: REST_ROW,
       server: 'service',
       request: (token) => createPlantRequest('/plants', token),
-      expected: { status: 200, body: plant },
+      expected: created,
     },
     {
       label: '/trpc/createPlant (tRPC)',
       row: TRPC_ROW,
       server: 'service',
       request: (token) => createPlantRequest('/trpc/createPlant', token),
-      expected: { status: 200, body: { result: { data: plant } } },
+      expected: createdOverTrpc,
     },
     {
       label: 'reference: the route in bare Fastify',
       server: 'bare',
       request: (token) => createPlantRequest('/plants', token),
-      expected: { status: 200, body: plant },
+      expected: created,
       reference: true,
     },
-    ...peerContenders((token) => createPlantRequest('/plants', token), { status: 200, body: plant }),
+    ...peerContenders((token) => createPlantRequest('/plants', token), created),
     // The cost of observability, next to POST /plants with both off (bench/observed-service.ts).
     {
       label: 'POST /plants, metrics on (METRICS_PORT)',
       server: 'service-metrics',
       request: (token) => createPlantRequest('/plants', token),
-      expected: { status: 200, body: plant },
+      expected: created,
       reference: true,
     },
     {
       label: 'POST /plants, tracing on (always_on, OTLP to a local stub)',
       server: 'service-tracing',
       request: (token) => createPlantRequest('/plants', token),
-      expected: { status: 200, body: plant },
+      expected: created,
       reference: true,
     },
   ],
@@ -194,8 +209,8 @@ const REST_CREATE_REFERENCE = 'reference: POST /plants (trpc-to-openapi), a crea
 const TRPC_CREATE_REFERENCE = 'reference: /trpc/createPlant (tRPC), a create on the same store';
 /** The changed plant an update answers: the id it named, from its path or its body. */
 const changed = (id: string) => ({ id: Number(id), name: CHANGED_NAME, tag: PLANT_TAG });
-const idOfPath = ({ path }: { path: string }) => changed(path.slice(path.lastIndexOf('/') + 1));
-const idOfBody = ({ body }: { body: string | undefined }) => changed(String((JSON.parse(body ?? '{}') as { id?: number }).id));
+const idOfPath = ({ path }: SentRequest) => changed(path.slice(path.lastIndexOf('/') + 1));
+const idOfBody = ({ body }: SentRequest) => changed(String((JSON.parse(body ?? '{}') as { id?: number }).id));
 
 /** A change of a stored plant, judged against a create on the same store: it may cost no more server CPU. */
 export const UPDATE: Operation = {
@@ -206,14 +221,14 @@ export const UPDATE: Operation = {
       label: BASELINE_LABEL,
       server: 'baseline',
       request: (token) => updateRequest(BASELINE_PATH, token, 'application/json'),
-      expected: { status: 200, body: undefined, bodyFor: idOfPath },
+      expected: { status: 200, body: undefined, bodyFor: idOfPath, entityTag: 'strong' },
     },
     {
       label: 'PATCH /plants/{id} (trpc-to-openapi)',
       row: REST_ROW,
       server: 'service',
       request: (token) => updateRequest('/plants', token),
-      expected: { status: 200, body: undefined, bodyFor: idOfPath },
+      expected: { status: 200, body: undefined, bodyFor: idOfPath, entityTag: 'strong' },
       costCeiling: REST_CREATE_REFERENCE,
     },
     {
@@ -221,21 +236,21 @@ export const UPDATE: Operation = {
       row: TRPC_ROW,
       server: 'service',
       request: (token) => updateByBodyRequest('/trpc/updatePlant', token),
-      expected: { status: 200, body: undefined, bodyFor: (request) => ({ result: { data: idOfBody(request) } }) },
+      expected: { status: 200, body: undefined, bodyFor: (request) => ({ result: { data: idOfBody(request) } }), entityTag: 'strong' },
       costCeiling: TRPC_CREATE_REFERENCE,
     },
     {
       label: REST_CREATE_REFERENCE,
       server: 'service',
       request: (token) => createPlantRequest('/plants', token),
-      expected: { status: 200, body: plant },
+      expected: created,
       reference: true,
     },
     {
       label: TRPC_CREATE_REFERENCE,
       server: 'service',
       request: (token) => createPlantRequest('/trpc/createPlant', token),
-      expected: { status: 200, body: { result: { data: plant } } },
+      expected: createdOverTrpc,
       reference: true,
     },
   ],
@@ -298,12 +313,14 @@ export async function checkAnswers(contender: Contender, baseUrl: string, token:
     body: typeof request.body === 'string' ? request.body : undefined,
   });
   const text = await response.text();
-  const { status, link, bodyFor } = contender.expected;
-  const body = bodyFor
-    ? bodyFor({ path: request.path ?? '/', body: typeof request.body === 'string' ? request.body : undefined })
-    : contender.expected.body;
+  const { status, link, bodyFor, entityTag } = contender.expected;
+  const sent = { path: request.path ?? '/', body: typeof request.body === 'string' ? request.body : undefined };
+  const body = bodyFor ? bodyFor(sent) : contender.expected.body;
   strictEqual(response.status, status, `${contender.label}: expected ${status}, got ${response.status} ${text}`);
   if (body === undefined) strictEqual(text, '', `${contender.label}: expected an empty body`);
   else deepStrictEqual(JSON.parse(text), body, `${contender.label}: unexpected body`);
   strictEqual(response.headers.get('link') ?? undefined, link, `${contender.label}: unexpected Link header`);
+  const etag = response.headers.get('etag') ?? undefined;
+  if (entityTag === 'strong') match(etag ?? '', /^"[\w-]{22}"$/, `${contender.label}: expected a strong ETag, got ${etag}`);
+  else strictEqual(etag, entityTag?.(sent), `${contender.label}: unexpected ETag`);
 }

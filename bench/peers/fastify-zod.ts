@@ -7,7 +7,17 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createTokenVerifier, ErrorSchema, ListPlantsInputSchema, NewPlantSchema, PlantIdInputSchema, PlantSchema } from '../../index.js';
-import { errorBody, issuesMessage, nextPageLink, noPlant, pageLimit, PlantListSchema, UNAUTHORIZED, type StartPeer } from './peer-work.js';
+import {
+  createdPlant,
+  errorBody,
+  issuesMessage,
+  nextPageLink,
+  noPlant,
+  pageLimit,
+  PlantListSchema,
+  UNAUTHORIZED,
+  type StartPeer,
+} from './peer-work.js';
 
 /**
  * Peer: Fastify with fastify-type-provider-zod, as its README sets it up: its validator and
@@ -36,9 +46,11 @@ export const startFastifyZodPeer: StartPeer = async (config, store) => {
     },
   };
 
-  routes.post('/plants', { ...authenticated, schema: { body: NewPlantSchema, response: { 200: PlantSchema } } }, async (request) =>
-    store.create(request.body),
-  );
+  routes.post('/plants', { ...authenticated, schema: { body: NewPlantSchema, response: { 200: PlantSchema } } }, async (request, reply) => {
+    const { plant, entityTag } = createdPlant(request.body.id, await store.create(request.body));
+    void reply.header('etag', entityTag);
+    return plant;
+  });
 
   routes.get(
     '/plants',

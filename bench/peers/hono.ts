@@ -3,7 +3,17 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { createTokenVerifier, ListPlantsInputSchema, NewPlantSchema, PlantIdInputSchema, PlantSchema } from '../../index.js';
-import { errorBody, issuesMessage, nextPageLink, noPlant, pageLimit, PlantListSchema, UNAUTHORIZED, type StartPeer } from './peer-work.js';
+import {
+  createdPlant,
+  errorBody,
+  issuesMessage,
+  nextPageLink,
+  noPlant,
+  pageLimit,
+  PlantListSchema,
+  UNAUTHORIZED,
+  type StartPeer,
+} from './peer-work.js';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -50,7 +60,11 @@ export const startHonoPeer: StartPeer = async (config, store) => {
     return undefined;
   });
 
-  app.openapi(createPlant, async (c) => c.json(PlantSchema.parse(await store.create(c.req.valid('json'))), 200));
+  app.openapi(createPlant, async (c) => {
+    const input = c.req.valid('json');
+    const { plant, entityTag } = createdPlant(input.id, await store.create(input));
+    return c.json(PlantSchema.parse(plant), 200, { etag: entityTag });
+  });
 
   app.openapi(listPlants, async (c) => {
     const query = c.req.valid('query');

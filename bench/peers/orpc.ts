@@ -4,9 +4,10 @@ import { OpenAPIHandler } from '@orpc/openapi/node';
 import { ORPCError, os } from '@orpc/server';
 import { z } from 'zod';
 import { createTokenVerifier, ListPlantsInputSchema, NewPlantSchema, PlantIdInputSchema, PlantSchema } from '../../index.js';
-import { errorBody, issuesMessage, nextPageLink, pageLimit, PlantListSchema, type StartPeer } from './peer-work.js';
+import { createdPlant, errorBody, issuesMessage, nextPageLink, pageLimit, PlantListSchema, type StartPeer } from './peer-work.js';
 
-/** The list's answer with its `Link` header: oRPC's "detailed" output structure, its way to set headers. */
+/** The create's answer with its `ETag`, and the list's with its `Link`: oRPC's "detailed" output structure, its way to set headers. */
+const CreatedOutputSchema = z.object({ headers: z.object({ etag: z.string() }), body: PlantSchema });
 const PageOutputSchema = z.object({ headers: z.object({ link: z.string() }).partial(), body: PlantListSchema });
 
 /** The service's error body for any oRPC error; a validation failure says what was wrong, as the service does. */
@@ -33,10 +34,13 @@ export const startOrpcPeer: StartPeer = async (config, store) => {
   const router = {
     healthz: base.route({ method: 'GET', path: '/healthz' }).handler(() => ({ status: 'ok' })),
     createPlant: authenticated
-      .route({ method: 'POST', path: '/plants' })
+      .route({ method: 'POST', path: '/plants', outputStructure: 'detailed' })
       .input(NewPlantSchema)
-      .output(PlantSchema)
-      .handler(async ({ input }) => store.create(input)),
+      .output(CreatedOutputSchema)
+      .handler(async ({ input }) => {
+        const { plant, entityTag } = createdPlant(input.id, await store.create(input));
+        return { headers: { etag: entityTag }, body: plant };
+      }),
     listPlants: authenticated
       .route({ method: 'GET', path: '/plants', outputStructure: 'detailed' })
       .input(ListPlantsInputSchema)

@@ -2,9 +2,13 @@ import { z } from 'zod';
 import {
   createTokenVerifier,
   DEFAULT_LIST_LIMIT,
+  entityTagOf,
   StoredPlantSchema,
   type AppConfig,
+  type Int64,
+  type Plant,
   type PlantStore,
+  type Revised,
   type StoredPlant,
 } from '../../index.js';
 
@@ -33,6 +37,12 @@ export const UNAUTHORIZED = errorBody(401, 'unauthorized');
 /** zod's messages for each failed check, as one line (the schemas word each for a user). */
 export const issuesMessage = (error: { issues: readonly { message?: string }[] }): string =>
   error.issues.map((failure) => failure.message).join('; ');
+
+/** A create's answer as the service gives it: the plant without the store's revision, and its entity tag for `ETag`. */
+export function createdPlant(id: Int64, { name, tag, revision = 0 }: Revised<Plant>): { plant: Plant; entityTag: string } {
+  const plant = tag === undefined ? { name } : { name, tag };
+  return { plant, entityTag: entityTagOf(id, revision, plant) };
+}
 
 export const noPlant = (id: unknown) => errorBody(404, `no plant with id ${String(id)}`);
 
