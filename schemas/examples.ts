@@ -83,6 +83,12 @@ export const HTTP_LAYER_EXAMPLES = {
     condition: 'the client has not sent the whole request within REQUEST_TIMEOUT_MS',
     response: { error: 408, message: 'the request took too long to arrive' },
   },
+  417: {
+    name: 'expectationFailed',
+    summary: 'The Expect header asks for something other than 100-continue',
+    condition: 'the request carries an Expect header other than 100-continue',
+    response: { error: 417, message: 'the Expect header asks for what this service does not do: only 100-continue is understood' },
+  },
   429: {
     name: 'tooManyFailedAuthentications',
     summary: 'Only with AUTH_FAILURE_LIMIT set: retry after the Retry-After seconds',

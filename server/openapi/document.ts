@@ -21,6 +21,7 @@ const errorContent = () => ({ 'application/json': { schema: { $ref: '#/component
 /** Answers the HTTP layer gives before any operation runs; every operation can get them. */
 const HTTP_LAYER_RESPONSES: Record<keyof typeof HTTP_LAYER_EXAMPLES, string> = {
   408: 'The request did not arrive within REQUEST_TIMEOUT_MS',
+  417: 'The request has an Expect header other than 100-continue',
   429: 'Too many failed authentications from this address (only when AUTH_FAILURE_LIMIT is set)',
   431: 'The request headers are too large',
 };

@@ -263,6 +263,13 @@ describe('answers of the HTTP layer, the same on every operation', () => {
     expect(parseResponse(data)).toEqual({ status: 408, body: documented(408) });
   });
 
+  it('417 for an Expect other than 100-continue', async () => {
+    const raw = await openRawSocket(origin);
+    raw.write('GET /plants HTTP/1.1\r\nhost: localhost\r\nexpect: 200-ok\r\nconnection: close\r\n\r\n');
+    const { data } = await raw.closed;
+    expect(parseResponse(data)).toEqual({ status: 417, body: documented(417) });
+  });
+
   it('431 for headers over the limit', async () => {
     const raw = await openRawSocket(origin);
     raw.write(`GET /plants HTTP/1.1\r\nhost: localhost\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
