@@ -75,6 +75,18 @@ describe('each new plant', () => {
     ]);
   });
 
+  it('is not sent once the plant is deleted before its delivery: the pending event goes with the plant', async () => {
+    hooks.receiver.respond = () => 503;
+    const { app } = await appSendingTo(['/a'], { WEBHOOK_RETRY_BASE_MS: '300' });
+    expect((await postPlant(app, { id: 6, name: 'Fern' })).statusCode).toBe(200);
+    await hooks.receiver.waitFor((received) => received.length === 1);
+    expect((await app.inject({ method: 'DELETE', url: '/plants/6', headers: authHeaders() })).statusCode).toBe(204);
+    hooks.receiver.respond = () => 200;
+    // Several retry intervals: time for a kept event to be sent again.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(hooks.receiver.received).toHaveLength(1);
+  });
+
   it('is signed over the exact body with this secret: another body or another secret does not verify', async () => {
     const { app } = await appSendingTo(['/a']);
     await postPlant(app, { id: 2, name: 'Fern' });
