@@ -1,0 +1,115 @@
+import type { RestOperation } from '@plant-store/fast-path';
+import type { FastifyRequest } from 'fastify';
+import { httpError } from '../errors/http-error.js';
+import { reservedParameterError, unknownParametersError } from '../http/reserved-query-names.js';
+import type { DeclaredOperation } from './rest-declarations.js';
+
+// What a REST request must be before trpc-to-openapi reads it: its body an object of a media type its operation takes,
+// no key the path or If-Match gives, and a query the operation reads.
+
+export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+export type CheckedOperation = DeclaredOperation & { checksBody: boolean };
+
+/** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
+export function isOperationRequest(request: FastifyRequest, operations: readonly RestOperation[]): boolean {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  return operations.some((operation) => operation.method === method && operation.matchesUrl(request.url));
+}
+
+/** On an operation's own route: the body's checks below, with the operation known. */
+export function bodyError(request: FastifyRequest, operation: CheckedOperation, otherMediaTypes: readonly string[]): Error | undefined {
+  const mediaType = otherMediaType(request, otherMediaTypes);
+  if (!isObjectBody(request.body)) return httpError(400, 'the request body must be a JSON object');
+  return mediaType === undefined && !operation.checksBody ? undefined : checkedBodyError(request, operation, mediaType);
+}
+
+/** trpc-to-openapi spreads the body into an object, so an array or a string would become numbered fields. */
+function isObjectBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body);
+}
+
+/**
+ * The body's media type when it is one some operation declares beside JSON (read as JSON by its parser). trpc-to-openapi
+ * compares media types case-sensitively, unlike RFC 9110, so any other spelling is passed on lower-cased.
+ */
+function otherMediaType(request: FastifyRequest, otherMediaTypes: readonly string[]): string | undefined {
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined || contentType.startsWith('application/json')) return undefined;
+  if (otherMediaTypes.includes(contentType)) return contentType;
+  const lowerCase = (request.headers['content-type'] = contentType.toLowerCase());
+  const mediaType = lowerCase.split(';', 1)[0]?.trim();
+  return mediaType !== undefined && otherMediaTypes.includes(mediaType) ? mediaType : undefined;
+}
+
+/** trpc-to-openapi reads JSON only, so another declared media type goes on as JSON; a key the path or If-Match gives is refused. */
+function checkedBodyError(request: FastifyRequest, operation: CheckedOperation, mediaType: string | undefined): Error | undefined {
+  if (mediaType !== undefined) {
+    if (!operation.mediaTypes.includes(mediaType)) return unsupportedMediaType(operation.mediaTypes, request.method);
+    request.headers['content-type'] = 'application/json';
+  }
+  const body = request.body as Record<string, unknown>;
+  const fromPath = operation.pathParameters.find((name) => Object.hasOwn(body, name));
+  if (fromPath !== undefined)
+    return httpError(400, `the body must not hold ${JSON.stringify(fromPath)}: the path gives it, and it never changes`);
+  if (operation.meta.conditional?.ifMatch && Object.hasOwn(body, 'ifMatch'))
+    return httpError(400, 'unknown field "ifMatch": send the condition as the If-Match header');
+  return undefined;
+}
+
+/** On the catch-all: the body's checks of the operation its URL names, if any; no body is refused where none serves it. */
+export function anyBodyError(
+  request: FastifyRequest,
+  operations: readonly RestOperation[],
+  declared: readonly CheckedOperation[],
+  otherMediaTypes: readonly string[],
+): Error | undefined {
+  if (!BODY_METHODS.has(request.method)) return undefined;
+  const mediaType = otherMediaType(request, otherMediaTypes);
+  if (!isObjectBody(request.body)) {
+    return request.body !== undefined || isOperationRequest(request, operations)
+      ? httpError(400, 'the request body must be a JSON object')
+      : undefined;
+  }
+  const found = declaredOperation(request, declared, mediaType !== undefined);
+  if (found === undefined || !(mediaType !== undefined || found.checksBody)) return undefined;
+  return checkedBodyError(request, found, mediaType);
+}
+
+/** The operation whose path the URL matches, as trpc-to-openapi matches paths (on the catch-all). */
+export function declaredOperation(
+  request: FastifyRequest,
+  declared: readonly CheckedOperation[],
+  anyBody: boolean,
+): CheckedOperation | undefined {
+  const { method } = request;
+  return declared.find(
+    ({ operation, checksBody }) => operation.method === method && (anyBody || checksBody) && operation.matchesUrl(request.url),
+  );
+}
+
+/** RFC 5789 section 2.2: a PATCH refused for its media type says which it takes in `Accept-Patch`. */
+export function unsupportedMediaType(mediaTypes: readonly string[], method: string): Error {
+  const message = `the body must be JSON: send it with Content-Type: ${mediaTypes.join(' or ')}`;
+  return httpError(415, message, method === 'PATCH' ? { 'accept-patch': mediaTypes.join(', ') } : undefined);
+}
+
+/** An operation with a body takes nothing from the query: a parameter there would be silently dropped. */
+function queryOfBodyError(request: FastifyRequest): Error | undefined {
+  if (!BODY_METHODS.has(request.method)) return undefined;
+  const names = Object.keys(request.query as Record<string, unknown>);
+  return names.length === 0 ? undefined : unknownParametersError(names, 'this operation takes no query parameters');
+}
+
+/** The query's checks, for the operation served (undefined: none, or not known). */
+export function queryError(request: FastifyRequest, operation: CheckedOperation | undefined): Error | undefined {
+  if (!request.url.includes('?')) return undefined;
+  return reservedParameterError(request.query) ?? queryOfBodyError(request) ?? conditionInQueryError(request, operation);
+}
+
+/** The If-Match header carries a REST condition; the input field of the same name is for /trpc and in-process callers. */
+function conditionInQueryError(request: FastifyRequest, operation: CheckedOperation | undefined): Error | undefined {
+  return operation?.meta.conditional?.ifMatch && Object.hasOwn(request.query as object, 'ifMatch')
+    ? unknownParametersError(['ifMatch'], 'send the condition as the If-Match header')
+    : undefined;
+}
