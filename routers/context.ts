@@ -10,6 +10,7 @@ export interface Context {
   /** Over REST it becomes the `Link: <...>; rel="next"` header. */
   nextPage?: Record<string, string>;
   conditions?: RequestConditions | undefined;
+  /** The tag of the plant the call answered: the `ETag` header over HTTP; in process, read here. */
   entityTag?: string;
 }
 

@@ -3,6 +3,7 @@ import { Long, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '../../routers/app.js';
 import { createContextFactory } from '../../routers/context.js';
+import { entityTagOf } from '../../routers/entity-tags.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from '../../server/plants/mongo-plant-store.js';
 import { testMongoUri, TEST_TOKEN } from '../helpers/app.js';
@@ -45,5 +46,28 @@ describe('createPlant in process, through createCaller', () => {
     const error: unknown = await caller.createPlant({ id: 3, name: 'Tulip' }).catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(TRPCError);
     expect(error).toMatchObject({ code: 'CONFLICT', message: 'a plant with id 3 already exists with a different name or tag' });
+  });
+});
+
+describe('a conditional update in process', () => {
+  it('reads the entity tag of the plant a call answered from its context, and changes the plant only while it holds', async () => {
+    const reader = createContext(`Bearer ${TEST_TOKEN}`);
+    await createCaller(reader).createPlant({ id: 10, name: 'Ivy' });
+    const read = reader.entityTag;
+    expect(read).toBe(entityTagOf(10, 0, { name: 'Ivy' }));
+    await createCaller(reader).getPlant({ id: 10 });
+    expect(reader.entityTag).toBe(read);
+
+    const writer = createContext(`Bearer ${TEST_TOKEN}`);
+    await expect(createCaller(writer).updatePlant({ id: 10, name: 'English ivy', ifMatch: read })).resolves.toStrictEqual({
+      id: 10,
+      name: 'English ivy',
+    });
+    expect(writer.entityTag).toMatch(/^"[\w-]{22}"$/);
+    expect(writer.entityTag).not.toBe(read);
+    await expect(createCaller(reader).updatePlant({ id: 10, name: 'Poison ivy', ifMatch: read })).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+    });
+    await expect(createCaller(writer).getPlant({ id: 10 })).resolves.toStrictEqual({ id: 10, name: 'English ivy' });
   });
 });
