@@ -58,7 +58,7 @@ async function start(config: Config): Promise<Running> {
 async function mongoToUse(config: Config): Promise<RunningMongo> {
   const { uri } = config.mongodb;
   if (uri) return { uri, description: 'MongoDB at MONGODB_URI', stop: () => Promise.resolve() };
-  return (await import('./dev/dev-run.js')).startDevMongo(config.devDir);
+  return (await import('./dev/dev-run.js')).startDevMongo(config.devDir, config.mongodb.dbName);
 }
 
 function main(): void {

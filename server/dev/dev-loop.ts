@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   let mongoUri = config.mongodb.uri;
   if (mongoUri === undefined) {
     await assertDataFree(folder);
-    const mongo = await startEmbeddedMongo({ warn: console.warn, dbPath: folder.mongodData });
+    const mongo = await startEmbeddedMongo({ warn: console.warn, dbPath: folder.mongodData, dbName: config.mongodb.dbName });
     running.mongo = mongo;
     mongoUri = mongo.uri;
     await recordMongoUri(folder, mongo.uri);

@@ -11,7 +11,7 @@ export interface RunningMongo {
   stop(): Promise<void>;
 }
 
-export async function startDevMongo(devDir: string): Promise<RunningMongo> {
+export async function startDevMongo(devDir: string, dbName: string): Promise<RunningMongo> {
   const folder = devFolder(devDir);
   await assertDataFree(folder);
   const mongo = await resolveMongo({
@@ -20,6 +20,7 @@ export async function startDevMongo(devDir: string): Promise<RunningMongo> {
       console.warn(message);
     },
     dbPath: folder.mongodData,
+    dbName,
   });
   const stop = async () => {
     await mongo.stop();

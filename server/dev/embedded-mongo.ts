@@ -9,6 +9,8 @@ export interface EmbeddedMongoOptions {
   port?: number | undefined;
   /** Where the MongoDB keeps its data, kept when it stops (`npm start`, `npm run dev`); unset: a fresh, temporary database. */
   dbPath?: string | undefined;
+  /** The database its URI names, so that whoever takes the URI (mongosh, an app of one's own) sees the service's data. */
+  dbName?: string | undefined;
 }
 
 export interface EmbeddedMongo {
@@ -91,7 +93,7 @@ async function startMemoryServer(
     },
   });
   return {
-    uri: server.getUri(),
+    uri: server.getUri(options.dbName),
     kind,
     description,
     stop: () => stopWithin(server, options.dbPath !== undefined),

@@ -20,6 +20,8 @@ export interface ResolveMongoOptions {
   port?: number | undefined;
   /** Where a started MongoDB keeps its data across runs; unset: a fresh, temporary database. */
   dbPath?: string | undefined;
+  /** The database a started MongoDB's URI names. */
+  dbName?: string | undefined;
 }
 
 export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoSource> {
@@ -27,7 +29,7 @@ export async function resolveMongo(options: ResolveMongoOptions): Promise<MongoS
     return { uri: options.uri, kind: 'uri', description: 'MongoDB at MONGODB_URI', stop: () => Promise.resolve() };
   }
   const { startEmbeddedMongo } = await loadEmbeddedMongo();
-  return startEmbeddedMongo({ warn: options.warn, port: options.port, dbPath: options.dbPath });
+  return startEmbeddedMongo({ warn: options.warn, port: options.port, dbPath: options.dbPath, dbName: options.dbName });
 }
 
 /** The embedded-MongoDB module, or an error that says what to set when its dev dependency is absent. */

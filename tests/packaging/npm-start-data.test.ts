@@ -5,7 +5,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PLANTS_COLLECTION } from '../../server/plants/mongo-plant-store.js';
 import { DEV_TOKEN_BANNER, useDevFolders } from '../helpers/dev-folders.js';
 import { descendantsOf, isRunning, killIfRunning, run, runToEnd, type Command } from '../helpers/processes.js';
 const MONGODB_LINE = /^MongoDB: (mongodb:\/\/\S+) \(.*\), data kept in (\S+); to start empty, stop the service and remove (\S+)$/m;
@@ -91,6 +93,13 @@ describe('npm start on the embedded MongoDB', () => {
     const kept = await plantRequest(second, 'GET');
     expect(kept.status).toBe(200);
     expect(await kept.text()).toBe(`{"id":${ID},"name":"Monstera"}`);
+    // The printed URI names the service's database: an app or a shell given it sees the service's plants.
+    const shell = new MongoClient(second.mongoUri);
+    try {
+      expect(await shell.db().collection(PLANTS_COLLECTION).countDocuments({ name: 'Monstera' })).toBe(1);
+    } finally {
+      await shell.close();
+    }
     await stop(second);
     // A stopped MongoDB's address is not left behind for the CLI.
     expect(existsSync(join(devDir, 'mongodb-uri'))).toBe(false);
