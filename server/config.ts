@@ -55,7 +55,9 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_LIMIT_BYTES),
   // With the check below every eighth of it and a margin, within RESPONSE_TIMEOUT_MS's default: a stall gets its 408 first.
   REQUEST_TIMEOUT_MS: positiveInt(8_000),
-  KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
+  // Longer than the idle timeout of common load balancers (60 s), so that they, not the service, close an idle connection:
+  // one the service closed just as a balancer reused it would fail that request.
+  KEEP_ALIVE_TIMEOUT_MS: positiveInt(65_000),
   // How long /readyz fails before the service closes on SIGTERM: the time load balancers take to stop sending.
   SHUTDOWN_DELAY_MS: z.coerce
     .number()

@@ -23,6 +23,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ PLANT_STORE_DEV_DIR: '/tmp/plant-store-data' }).devDir).toBe('/tmp/plant-store-data');
   });
 
+  it('keeps an idle connection longer than a load balancer in front commonly does (60 s), so the balancer closes it first', () => {
+    expect(loadConfig({}).http.keepAliveTimeoutMs).toBeGreaterThan(60_000);
+  });
+
   it('has default timeouts under which a stalled request is answered 408 before its idle connection is closed', () => {
     const config = loadConfig({});
     const options = fastifyOptions(config, undefined);

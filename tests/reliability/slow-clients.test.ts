@@ -1,5 +1,5 @@
 // Slow or idle clients cannot hold connections: request and keep-alive timeouts close them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { openRawSocket, parseResponse, postHead } from '../helpers/raw-socket.js';
 
@@ -85,5 +85,33 @@ describe('slow clients', () => {
     expect(parseResponse(data).status).toBe(200);
     expect(atMs - answeredAt).toBeGreaterThanOrEqual(KEEP_ALIVE_TIMEOUT_MS - 50);
     expect(atMs - answeredAt).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + NODE_KEEP_ALIVE_BUFFER_MS + SLACK_MS / 2);
+  });
+});
+
+describe('a keep-alive connection longer than the request timeout', () => {
+  let longIdle: TestApp;
+  let longIdleUrl: string;
+  beforeAll(async () => {
+    longIdle = await startTestApp({ env: { REQUEST_TIMEOUT_MS: '300', KEEP_ALIVE_TIMEOUT_MS: '3000' } });
+    longIdleUrl = await longIdle.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await longIdle.close();
+  });
+
+  it('stays open while idle past REQUEST_TIMEOUT_MS and its checks, and answers its next request', async () => {
+    const socket = await openRawSocket(longIdleUrl);
+    const request = (id: number) => {
+      const body = JSON.stringify({ id, name: `Idle ${id}` });
+      socket.write(postHead('/plants', body.length, { authorization: `Bearer ${TEST_TOKEN}` }) + body);
+    };
+    request(21);
+    await vi.waitUntil(() => socket.received().includes('Idle 21'), { timeout: 2_000 });
+    // Several of Node's request-timeout checks pass while the connection is idle.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    request(22);
+    await vi.waitUntil(() => socket.received().includes('Idle 22'), { timeout: 2_000 });
+    expect(socket.received().match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+    expect(socket.received()).not.toMatch(/ 408 /);
   });
 });
