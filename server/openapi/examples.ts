@@ -11,7 +11,7 @@ interface ExampleObject {
   value: unknown;
 }
 
-/** Short request bodies also go on the request body, where Swagger UI offers them to try, except a 400's. */
+/** Short request bodies also go on the request body, where Swagger UI offers them to try, except a 400's or a token's. */
 export function addExamples(
   operation: OpenApiOperation,
   examples: Record<string, OperationExample>,
@@ -31,9 +31,11 @@ export function addExamples(
 
     const body = example.request.body === undefined ? undefined : exactJsonText(example.request.body);
     const { contentType } = example.request;
-    // A 400's body is invalid on purpose: its response shows it in words, and a request example must fit the schema.
+    // A 400's body is invalid on purpose: its response shows it in words, and a request example must fit the schema. An
+    // example about the token (401, 403) cannot be tried from its body: the page sends the token it was given.
     if (
       status !== '400' &&
+      example.request.token === 'valid' &&
       contentType !== undefined &&
       contentType !== 'text/plain' &&
       body !== undefined &&

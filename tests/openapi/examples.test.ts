@@ -165,6 +165,17 @@ describe('ids beyond 2^53 in the examples', () => {
   });
 });
 
+describe('request bodies offered to try out', () => {
+  it.each(Object.entries(OPERATION_EXAMPLES))('%s offers only the bodies of examples sent with a valid token', (operationId, byStatus) => {
+    const examples: OperationExample[] = Object.values(byStatus);
+    const content = operations.get(operationId)?.requestBody?.content ?? {};
+    for (const offered of Object.values(content).flatMap((media) => Object.keys(media.examples ?? {}))) {
+      const example = examples.find(({ name }) => name === offered);
+      if (example) expect(example.request.token, offered).toBe('valid');
+    }
+  });
+});
+
 describe('requests offered to try out on POST /plants', () => {
   it('offer the short JSON requests of the examples, except the invalid one of the 400, which its answer shows in words', () => {
     const offered = operations.get('createPlant')?.requestBody?.content['application/json']?.examples ?? {};
