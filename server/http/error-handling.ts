@@ -5,16 +5,17 @@ import { StoreUnavailableError } from '../../routers/plant-store.js';
 import { notFound, toRestError, type MethodsAt, type RestError } from '../errors/rest-error.js';
 import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
+import { ShuttingDownError } from './graceful-close.js';
 
 /** Every REST failure answers `{ error, message }`; unexpected ones are logged and answered generically, never with a stack. */
 export function registerErrorHandling(app: FastifyInstance, methodsAt: MethodsAt) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const restError = toRestError(error, request, methodsAt);
     if (restError.statusCode >= 500) noteFailureCause(request, error);
-    // A 503 is expected while the database or the identity provider's keys are away (each logs
-    // why, once per outage) or the service shuts down (one warning line, no stack).
+    // A 503 is expected while the database or the identity provider's keys are away (each logs why, once per outage) or
+    // the service shuts down (logged once as it starts); any other gets one warning line, no stack.
     if (restError.statusCode === 503) {
-      if (!(error.cause instanceof StoreUnavailableError || error.cause instanceof AuthError))
+      if (!(error.cause instanceof StoreUnavailableError || error.cause instanceof AuthError || error.cause instanceof ShuttingDownError))
         request.log.warn({ reason: error.message }, 'request refused: service unavailable');
     } else if (restError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     return sendRestError(reply, restError);

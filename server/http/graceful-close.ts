@@ -21,6 +21,14 @@ export class ShutdownNotice {
   }
 }
 
+/** Why `/readyz` fails once shutdown is announced: expected, and logged once when announced, not on every probe. */
+export class ShuttingDownError extends Error {
+  override name = 'ShuttingDownError';
+  constructor() {
+    super('the service is shutting down');
+  }
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     readonly shutdown: ShutdownNotice;

@@ -2,6 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance } from 'fastify';
 import type { PlantStore } from '../../routers/plant-store.js';
+import { ShuttingDownError } from '../http/graceful-close.js';
 
 /** A longer stall of the event loop since the previous `/healthz` makes it answer 503. */
 const MAX_EVENT_LOOP_STALL_MS = 1_000;
@@ -50,7 +51,13 @@ export function registerHealthRoutes(app: FastifyInstance, { store }: { store: P
   // However many callers (it needs no token), MongoDB gets at most one ping per READY_CHECK_FRESH_MS.
   const readiness = sharedCheck(() => store.ping(), READY_CHECK_FRESH_MS);
   app.get('/readyz', async () => {
-    if (app.shutdown.announced) throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'not ready: the service is shutting down' });
+    if (app.shutdown.announced) {
+      throw new TRPCError({
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'not ready: the service is shutting down',
+        cause: new ShuttingDownError(),
+      });
+    }
     try {
       await readiness();
     } catch (cause) {

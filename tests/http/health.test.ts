@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { authHeaders, testConfig } from '../helpers/app.js';
+import { captureLogs } from '../helpers/log-capture.js';
 import { openRawSocket, parseResponse, postHead } from '../helpers/raw-socket.js';
 
 describe('health probes', () => {
@@ -56,8 +57,9 @@ describe('health probes', () => {
     }
   });
 
-  it('once the service is shutting down, /readyz answers 503 and /healthz 200, each with Connection: close', async () => {
-    const app = await buildApp(testConfig());
+  it('once the service is shutting down, /readyz answers 503 and /healthz 200, each with Connection: close; no probe logs a warning', async () => {
+    const logs = captureLogs();
+    const app = await buildApp(testConfig({ LOG_LEVEL: 'info' }), { logStream: logs.stream });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     const readiness = await openRawSocket(url);
     const liveness = await openRawSocket(url);
@@ -78,5 +80,8 @@ describe('health probes', () => {
     });
     expect(parseResponse(live.data)).toStrictEqual({ status: 200, body: { status: 'ok' } });
     for (const { data } of [ready, live]) expect(data.toLowerCase()).toContain('\r\nconnection: close\r\n');
+    // Each probe has its request line; the shutdown is expected, so none warns.
+    expect(logs.lines().filter((line) => line.path === '/readyz' && line.status === 503)).toHaveLength(1);
+    expect(logs.lines().filter((line) => Number(line.level) >= 40)).toStrictEqual([]);
   });
 });
