@@ -1,4 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server';
+import { z } from 'zod';
 import { int64Json } from '../schemas/int64-json.js';
 import { admit, type AuthResult, type Scope } from './auth.js';
 import type { Context } from './context.js';
@@ -20,11 +21,18 @@ const trpc = initTRPC
 export const router = trpc.router;
 export const createCallerFactory = trpc.createCallerFactory;
 
-/** A plain function both procedure kinds call in their one middleware, not a middleware of its own (see below). */
+/**
+ * A plain function both procedure kinds call in their one middleware, not a middleware of its own (see below). An input
+ * its schema refuses is worded as over HTTP for in-process callers too, the zod issues kept as the cause.
+ */
 function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R): R {
   if (!result.ok) {
-    const mapped = fromDomainError(result.error.cause);
+    const { error } = result;
+    const mapped = fromDomainError(error.cause);
     if (mapped) throw mapped;
+    if (error.code === 'BAD_REQUEST' && error.cause instanceof z.ZodError) {
+      throw new TRPCError({ code: 'BAD_REQUEST', message: publicMessage(error), cause: error.cause });
+    }
   }
   return result;
 }

@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { Long, MongoClient } from 'mongodb';
+import { ZodError } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '../../routers/app.js';
 import { createContextFactory } from '../../routers/context.js';
@@ -69,5 +70,17 @@ describe('a conditional update in process', () => {
       code: 'PRECONDITION_FAILED',
     });
     await expect(createCaller(writer).getPlant({ id: 10 })).resolves.toStrictEqual({ id: 10, name: 'English ivy' });
+  });
+});
+
+describe('refusals in process', () => {
+  it('say what is wrong in the words REST and /trpc use, with zod issues still on the cause', async () => {
+    const caller = createCaller(createContext(`Bearer ${TEST_TOKEN}`));
+    const error: unknown = await caller
+      .createPlant({ id: 'forty-two', name: '' } as unknown as { id: number; name: string })
+      .catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect(error).toMatchObject({ code: 'BAD_REQUEST', message: 'id must be an integer; name must not be empty' });
+    expect((error as TRPCError).cause).toBeInstanceOf(ZodError);
   });
 });
