@@ -62,6 +62,25 @@ describe('bearer authentication on POST /plants', () => {
     expect(response.statusCode).toBe(401);
   });
 
+  it.each([
+    ['malformed JSON', 'POST', '/plants', 'application/json', '{"id": 1,'],
+    ['a body that is not JSON', 'POST', '/plants', 'text/plain', 'id=1'],
+    ['a body over the limit', 'POST', '/plants', 'application/json', `{"name":"${'x'.repeat(20_000)}"}`],
+    ['an array body', 'POST', '/plants', 'application/json', '[]'],
+    ['a malformed merge patch', 'PATCH', '/plants/1', 'application/merge-patch+json', '{'],
+  ])('judges the token before the body: without one, %s gets the 401', async (_case, method, url, contentType, payload) => {
+    const refused = await testApp.app.inject({ method, url, headers: { 'content-type': contentType }, payload });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toStrictEqual({ error: 401, message: 'missing bearer token: send the header Authorization: Bearer <token>' });
+    const judged = await testApp.app.inject({
+      method,
+      url,
+      headers: { 'content-type': contentType, authorization: `Bearer ${TEST_TOKEN}` },
+      payload,
+    });
+    expect([400, 413, 415]).toContain(judged.statusCode);
+  });
+
   it('needs no token for /healthz, /readyz and /openapi.json', async () => {
     for (const url of ['/healthz', '/readyz', '/openapi.json']) {
       expect((await testApp.app.inject({ method: 'GET', url })).statusCode).toBe(200);
