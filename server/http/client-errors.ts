@@ -4,12 +4,28 @@ import type { FastifyInstance } from 'fastify';
 import { httpError } from '../errors/http-error.js';
 import { toRestError } from '../errors/rest-error.js';
 
+const ANSWERED_BEFORE_ITS_BODY = Symbol('answered before its body');
+type MarkedSocket = Socket & { [ANSWERED_BEFORE_ITS_BODY]?: boolean };
+
+/**
+ * A request answered before its whole body came (a refusal): a parse error in the rest of that body gets no answer of
+ * its own, which the client would take for its next request's. Node reads such a body to its end, then goes on.
+ */
+export function noteAnsweredBeforeBody(request: IncomingMessage): void {
+  if (request.complete) return;
+  const socket = request.socket as MarkedSocket;
+  socket[ANSWERED_BEFORE_ITS_BODY] = true;
+  request.once('end', () => {
+    socket[ANSWERED_BEFORE_ITS_BODY] = false;
+  });
+}
+
 /** Parser errors before any route get the `Error` body too, written to the socket as there is no request yet. */
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   // Only the code and reason: the error also carries the raw request, tokens included.
   this.log.debug({ code: error.code, reason: error.message }, 'client error');
-  if (socket.writable) {
+  if (socket.writable && (socket as MarkedSocket)[ANSWERED_BEFORE_ITS_BODY] !== true) {
     const { statusCode, body } = toRestError(describe(error.code), { id: '-', method: '-', url: '-' });
     const json = JSON.stringify(body);
     socket.write(

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { noteAnsweredBeforeBody } from './client-errors.js';
 import { watchClosing } from './graceful-close.js';
 import { isBehindEarlierRequests, PipelinedRequests } from './pipelining.js';
 import { requestRefusal } from './request-refusals.js';
@@ -21,6 +22,7 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     gracefulClose.closeConnection(reply);
+    noteAnsweredBeforeBody(request.raw);
     if (reply.statusCode === 204 && reply.hasHeader('content-type')) reply.removeHeader('content-type');
     // A 304 has no content (RFC 9110, section 15.4.5): the answer's body, written by an adapter that sends one, is dropped;
     // a HEAD's goes on to Fastify's own HEAD step, which drops it after taking its length.
