@@ -30,6 +30,11 @@ export class AuthError extends Error {
   }
 }
 
+/** Why a verdict admits no one, whatever the scope; undefined for a valid token. */
+export function tokenRefusal(auth: AuthResult): AuthError | undefined {
+  return auth.status === 'valid' ? undefined : new AuthError(auth);
+}
+
 /** An operation that declares no scope admits no one: forgetting to declare one fails closed. */
 export function admit(auth: AuthResult, scope: Scope | undefined): Principal {
   if (auth.status !== 'valid') throw new AuthError(auth);

@@ -2,7 +2,7 @@ import { restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
-import { admit, type AuthResult } from '../../routers/auth.js';
+import { tokenRefusal, type AuthResult } from '../../routers/auth.js';
 import { fromDomainError } from '../../routers/domain-errors.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations } from './rest-declarations.js';
@@ -87,13 +87,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
   });
 }
 
-/** The 401 the procedure would answer for a token it does not accept; undefined for a valid one. */
+/** The answer the procedure would give a token it does not accept (401, or 503 while keys cannot be fetched). */
 function refusedToken(auth: AuthResult): Error | undefined {
-  if (auth.status === 'valid') return undefined;
-  try {
-    admit(auth, undefined);
-  } catch (cause) {
-    return fromDomainError(cause) ?? (cause as Error);
-  }
-  return undefined;
+  const refusal = tokenRefusal(auth);
+  return refusal && fromDomainError(refusal);
 }
