@@ -2,8 +2,6 @@ import { restOperations, type RestOperation } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
-import { tokenRefusal, type AuthResult } from '../../routers/auth.js';
-import { fromDomainError } from '../../routers/domain-errors.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations } from './rest-declarations.js';
 import {
@@ -16,6 +14,7 @@ import {
   unsupportedMediaType,
   type CheckedOperation,
 } from './rest-request-checks.js';
+import { judgeTokenBeforeBody } from './token-first.js';
 
 /**
  * trpc-to-openapi writes outputs with JSON.stringify, so int64 values go to it made writable. Its catch-all serves
@@ -62,33 +61,11 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     const checkAnyQuery: preHandlerHookHandler = (request, _reply, done) => {
       done(request.url.includes('?') ? queryError(request, declaredOperation(request, declared, true)) : undefined);
     };
-    // The token before the body: a request refused for it is answered 401 without its body being read. The context made
-    // here is the call's own; the scope is the procedure's to judge.
-    rest.addHook('preParsing', (request, _reply, payload, done) => {
-      const { auth } = createContext(request);
-      if (!(auth instanceof Promise)) {
-        done(refusedToken(auth), payload);
-        return;
-      }
-      auth.then(
-        (result) => {
-          done(refusedToken(result), payload);
-        },
-        (error: unknown) => {
-          done(fromDomainError(error) ?? (error instanceof Error ? error : new Error(String(error))));
-        },
-      );
-    });
+    rest.addHook('preParsing', judgeTokenBeforeBody(createContext));
     const checkOperation: onRequestHookHandler = (request, _reply, done) => {
       // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
       done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
     };
     await serving.registerRestRoutes(rest, { preHandlers, catchAllOnRequest: checkOperation });
   });
-}
-
-/** The answer the procedure would give a token it does not accept (401, or 503 while keys cannot be fetched). */
-function refusedToken(auth: AuthResult): Error | undefined {
-  const refusal = tokenRefusal(auth);
-  return refusal && fromDomainError(refusal);
 }

@@ -1,15 +1,18 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TRPCError } from '@trpc/server';
 import type { AppRouter } from '../../routers/app.js';
+import { AuthError } from '../../routers/auth.js';
 import { errorHeaders } from '../errors/rest-error.js';
-import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
+import { logUnexpectedTrpcError, toTrpcErrorEnvelope, type TrpcCalls } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { GetOfHead } from './get-of-head.js';
 import { entityTagHeaders } from './rest-answers.js';
+import { judgeTokenBeforeBody } from './token-first.js';
 
 export const TRPC_PREFIX = '/trpc';
 
@@ -29,13 +32,18 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     async (trpc) => {
       // Failures before tRPC runs still answer in tRPC's envelope, so tRPC clients can read them.
       trpc.setErrorHandler(async (error, request, reply) => {
-        const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request);
+        // A token refused before the body is each call's refusal, as tRPC itself answers it.
+        const calls = error instanceof TRPCError && error.cause instanceof AuthError ? callsOf(request) : undefined;
+        const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request, calls);
         if (statusCode >= 500) noteFailureCause(request, error);
         return reply.code(statusCode).headers(headers).send(body);
       });
-      // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Multipart is refused (415): no
-      // procedure takes FormData, and tRPC answered it with an unlogged 500.
-      trpc.removeContentTypeParser('application/json');
+      // A query's input is in its URL, with no body to keep unread: tRPC judges it as it always does.
+      const mayHaveBody = (request: FastifyRequest) => request.method !== 'GET' && request.method !== 'HEAD';
+      trpc.addHook('preParsing', judgeTokenBeforeBody(createContext, mayHaveBody));
+      // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
+      // before tRPC runs: no procedure takes text or FormData, which tRPC answered with an unlogged 500.
+      trpc.removeContentTypeParser(['application/json', 'text/plain']);
       trpc.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
         readBodyText(request, payload, (error, body = '') => {
           if (error) done(error);
@@ -84,6 +92,13 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     },
     { prefix: TRPC_PREFIX },
   );
+}
+
+/** The procedures a request calls: a batch names several, comma-separated. */
+function callsOf(request: FastifyRequest): TrpcCalls {
+  const { path = '' } = request.params as { path?: string };
+  const batch = (request.query as Record<string, unknown>).batch === '1';
+  return { paths: batch ? path.split(',') : [path], batch };
 }
 
 /** A whole JSON answer as a fetch Response; streamed answers (JSON lines, events) are left to stream. */

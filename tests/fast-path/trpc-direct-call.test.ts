@@ -34,12 +34,11 @@ afterAll(async () => {
 
 const token = authHeaders();
 const bearer = { authorization: `Bearer ${TEST_TOKEN}` };
+// A POST without a valid token, or with a body that is not JSON, is answered before either handler runs.
 const mutationCases: [string, string, string, Record<string, string>][] = [
   ['a new plant', 'createPlant', '{"id":1,"name":"Monstera","tag":"tropical"}', token],
   ['a plant without tag', 'createPlant', '{"id":2,"name":"Fern"}', token],
   ['a body with a byte-order mark', 'createPlant', '\uFEFF{"id":3,"name":"Fern"}', token],
-  ['no token', 'createPlant', '{"id":4,"name":"Fern"}', { 'content-type': 'application/json' }],
-  ['a wrong token', 'createPlant', '{"id":5,"name":"Fern"}', authHeaders('not-a-token')],
   ['a string id', 'createPlant', '{"id":"6","name":"Fern"}', token],
   ['an unknown field', 'createPlant', '{"id":7,"name":"Fern","colour":"green"}', token],
   ['invalid JSON', 'createPlant', '{"id":8,', token],
@@ -65,7 +64,6 @@ const mutationCases: [string, string, string, Record<string, string>][] = [
   ['delete: no input', 'deletePlant', '', token],
   ['delete: a database outage', 'deletePlant', `{"id":${DOWN_ID}}`, token],
   ['delete: a failing store', 'deletePlant', `{"id":${FAILING_ID}}`, token],
-  ['delete: no token', 'deletePlant', '{"id":1}', { 'content-type': 'application/json' }],
   ['update: a new name', 'updatePlant', '{"id":1,"name":"Swiss cheese plant"}', token],
   ['update: the tag removed', 'updatePlant', '{"id":1,"tag":null}', token],
   ['update: an id beyond 2^53', 'updatePlant', '{"id":9007199254740993,"tag":"climber"}', token],
@@ -200,10 +198,6 @@ describe("what the direct call leaves to tRPC's handler", () => {
     [
       'a GET with another content type',
       { method: 'GET', url: `/trpc/listPlants?${listInput}`, headers: { ...bearer, 'content-type': 'application/octet-stream' } },
-    ],
-    [
-      'a POST that is not JSON',
-      { method: 'POST', url: '/trpc/createPlant', payload: 'Fern', headers: { ...bearer, 'content-type': 'text/plain' } },
     ],
     ['DELETE', { method: 'DELETE', url: '/trpc/deletePlant', headers: bearer }],
     ['an unknown procedure', { method: 'GET', url: '/trpc/listPots', headers: bearer }],

@@ -81,6 +81,58 @@ describe('bearer authentication on POST /plants', () => {
     expect([400, 413, 415]).toContain(judged.statusCode);
   });
 
+  const MISSING = 'missing bearer token: send the header Authorization: Bearer <token>';
+  const refusedCall = (path: string) => ({
+    error: { message: MISSING, code: -32001, data: { code: 'UNAUTHORIZED', httpStatus: 401, path } },
+  });
+
+  it.each([
+    ['malformed JSON', 'application/json', '{"id": 1,', 400],
+    ['a body that is not JSON', 'text/plain', 'id=1', 415],
+    ['a body over the limit', 'application/json', `{"name":"${'x'.repeat(20_000)}"}`, 413],
+  ])('over /trpc too: without a token, %s gets the call 401 before the body is read', async (_case, contentType, payload, withToken) => {
+    const refused = await testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/createPlant',
+      headers: { 'content-type': contentType },
+      payload,
+    });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['www-authenticate']).toBe('Bearer');
+    expect(refused.json()).toStrictEqual(refusedCall('createPlant'));
+    const judged = await testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/createPlant',
+      headers: { 'content-type': contentType, authorization: `Bearer ${TEST_TOKEN}` },
+      payload,
+    });
+    expect(judged.statusCode).toBe(withToken);
+  });
+
+  it('over /trpc, a batch refused before its body gets each call its 401, as tRPC answers it', async () => {
+    const refused = await testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/createPlant,deletePlant?batch=1',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'not JSON',
+    });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toStrictEqual([refusedCall('createPlant'), refusedCall('deletePlant')]);
+  });
+
+  it('over /trpc, a body that is not JSON is refused in words a client can act on', async () => {
+    const response = await testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/createPlant',
+      headers: { 'content-type': 'text/plain', authorization: `Bearer ${TEST_TOKEN}` },
+      payload: '{"id":1,"name":"x"}',
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json()).toMatchObject({
+      error: { message: 'the body must be JSON: send it with Content-Type: application/json', data: { code: 'UNSUPPORTED_MEDIA_TYPE' } },
+    });
+  });
+
   it('needs no token for /healthz, /readyz and /openapi.json', async () => {
     for (const url of ['/healthz', '/readyz', '/openapi.json']) {
       expect((await testApp.app.inject({ method: 'GET', url })).statusCode).toBe(200);

@@ -23,9 +23,9 @@ export function procedureEntries<TMeta>(router: AnyTRPCRouter): ProcedureEntry<T
   }));
 }
 
-/** tRPC's error body for `error`, through the router's own error formatter and transformer. */
-export function trpcErrorBody(router: AnyTRPCRouter, error: TRPCError): unknown {
+/** tRPC's error body for `error`, through the router's own error formatter and transformer; a call's names its path. */
+export function trpcErrorBody(router: AnyTRPCRouter, error: TRPCError, path?: string): unknown {
   const config = router._def._config as TRPCRootConfig<RootTypes>;
-  const shape = getTRPCErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
+  const shape = getTRPCErrorShape({ config, error, type: 'unknown', path, input: undefined, ctx: undefined });
   return transformTRPCResponse(config, { error: shape });
 }
