@@ -47,7 +47,10 @@ export interface Precondition {
   ifNoneMatch?: EntityTagCondition;
 }
 
-/** Undefined when neither header is given. A malformed value is refused, not ignored: a client that meant a condition must not get an unconditional write. */
+/**
+ * Undefined when neither header is given. A malformed value is refused, not ignored: a client that meant a condition
+ * must not get an unconditional write.
+ */
 export function preconditionOf(ifMatch: string | undefined, ifNoneMatch: string | undefined): Precondition | undefined {
   if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
   return {

@@ -58,7 +58,8 @@ export class ChangeQueueFullError extends Error {
     readonly retryAfterS: number,
   ) {
     super(
-      `the plant with id ${id} has as many change events waiting for delivery as it can keep: try again once its webhook receivers take them`,
+      `the plant with id ${id} has as many change events waiting for delivery as it can keep: try again once its ` +
+        `webhook receivers take them`,
     );
   }
 }

@@ -64,7 +64,8 @@ export const ID_PARAMETER_EXAMPLES = {
   beyond2to53: {
     summary: 'An id beyond 2^53: 9007199254740993',
     description:
-      'Sent and answered exactly. In /docs the drop-down shows it rounded (the page reads the document as JavaScript numbers): type 9007199254740993 in.',
+      'Sent and answered exactly. In /docs the drop-down shows it rounded (the page reads the document as JavaScript ' +
+      'numbers): type 9007199254740993 in.',
     value: 9007199254740993n,
   },
 } satisfies Record<string, { summary: string; description?: string; value: number | bigint }>;
@@ -102,7 +103,8 @@ export const HTTP_LAYER_EXAMPLES = {
     response: {
       error: 431,
       message:
-        'the request line and headers are too large: a long query (such as a tRPC batch of many calls) goes in a POST body, or in several requests',
+        'the request line and headers are too large: a long query (such as a tRPC batch of many calls) goes in a POST ' +
+        'body, or in several requests',
     },
   },
 } satisfies Record<number, HttpLayerExample>;
@@ -186,7 +188,8 @@ export function changedMeanwhileAnswer(request: Omit<ExampleRequest, 'token' | '
     description:
       nothing === undefined
         ? 'The plant has changed since it was read: its entity tag matches none of If-Match, so it is not answered'
-        : `The plant has changed since it was read: its entity tag matches none of If-Match, or is one If-None-Match names (\`*\` names any); nothing was ${nothing}`,
+        : 'The plant has changed since it was read: its entity tag matches none of If-Match, or is one If-None-Match ' +
+          `names (\`*\` names any); nothing was ${nothing}`,
     example: {
       name: 'changedMeanwhile',
       summary: 'If-Match names an entity tag the plant no longer has',

@@ -46,7 +46,9 @@ const EXACT_IN_JAVASCRIPT =
 
 /** A JSON integer, never a string; the OpenAPI document adds the exact bounds zod's JSON Schema cannot hold. */
 export function int64Field(name: string, meta: { description: string; examples: Int64[] }) {
-  const description = `${meta.description}: an int64, written as a plain JSON number. Values beyond ±(2^53−1) need a JSON parser that keeps big integers; ${EXACT_IN_JAVASCRIPT}.`;
+  const description =
+    `${meta.description}: an int64, written as a plain JSON number. Values beyond ±(2^53−1) need a ` +
+    `JSON parser that keeps big integers; ${EXACT_IN_JAVASCRIPT}.`;
   return z
     .custom<Int64>(isInt64, { error: (failure) => int64Problem(name, failure.input) })
     .meta({ ...meta, description, override: { type: 'integer', format: 'int64' } });
@@ -54,7 +56,9 @@ export function int64Field(name: string, meta: { description: string; examples: 
 
 /** Over HTTP parameters are text, so digits are taken, exact at any size. */
 export function int64Parameter(name: string, description: string) {
-  const exactly = `${description}: an int64, as its decimal digits. Values beyond ±(2^53−1) need a JSON parser that keeps big integers where the id is read from an answer; ${EXACT_IN_JAVASCRIPT}. Send the digits as read, never a rounded number.`;
+  const exactly =
+    `${description}: an int64, as its decimal digits. Values beyond ±(2^53−1) need a JSON parser that ` +
+    `keeps big integers where the id is read from an answer; ${EXACT_IN_JAVASCRIPT}. Send the digits as read, never a rounded number.`;
   return z
     .custom<Int64 | string>((value) => toInt64(value) !== undefined, {
       // Text that is not an int64's digits: the range says what would be. A query that repeats it arrives as an array.

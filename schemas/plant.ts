@@ -34,7 +34,10 @@ const plantTag = z
 const plantId = int64Field('id', { description: 'Identification number of the plant', examples: [42] });
 
 function unknownFields(keys: readonly string[]): string {
-  return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((key) => JSON.stringify(key)).join(', ')}: a NewPlant has only id, name and tag`;
+  return (
+    `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((key) => JSON.stringify(key)).join(', ')}: a NewPlant ` +
+    `has only id, name and tag`
+  );
 }
 
 export const PlantSchema = z
@@ -79,7 +82,8 @@ export const UpdatePlantInputSchema = z.strictObject(
   {
     error: (failure) =>
       failure.code === 'unrecognized_keys'
-        ? `unknown field${failure.keys.length > 1 ? 's' : ''} ${failure.keys.map((key) => JSON.stringify(key)).join(', ')}: a change has only name and tag`
+        ? `unknown field${failure.keys.length > 1 ? 's' : ''} ` +
+          `${failure.keys.map((key) => JSON.stringify(key)).join(', ')}: a change has only name and tag`
         : 'the body must be a JSON object',
   },
 );

@@ -181,7 +181,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // A request may wait on MongoDB (a create: two operations) without a byte moving on its connection.
   if (e.RESPONSE_TIMEOUT_MS <= 2 * e.MONGODB_TIMEOUT_MS) {
     throw new ConfigError(
-      `Invalid configuration:\n  RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS (${e.MONGODB_TIMEOUT_MS}): a request may wait that long for MongoDB`,
+      `Invalid configuration:\n  RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS ` +
+        `(${e.MONGODB_TIMEOUT_MS}): a request may wait that long for MongoDB`,
     );
   }
   const webhooks = {

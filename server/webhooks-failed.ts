@@ -41,7 +41,8 @@ async function developmentMongoUri(devDir: string): Promise<string | undefined> 
   // After a SIGKILL the recorded address outlives its MongoDB: the data's lock tells whether one still runs.
   if (recorded === undefined || (await mongodHoldingData(folder)) === undefined) {
     console.error(
-      `MONGODB_URI is not set, and no embedded MongoDB is running on ${folder.path} (npm start and npm run dev record its address in ${folder.uriFile}): start one, or set MONGODB_URI`,
+      `MONGODB_URI is not set, and no embedded MongoDB is running on ${folder.path} (npm start and npm run dev record ` +
+        `its address in ${folder.uriFile}): start one, or set MONGODB_URI`,
     );
     return undefined;
   }
@@ -68,7 +69,8 @@ async function main(): Promise<number> {
     for (const delivery of failed) {
       const when = delivery.failedAt?.toISOString() ?? '?';
       console.log(
-        `plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}, failed ${when}: ${delivery.lastError ?? '?'}`,
+        `plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${delivery.attempts} ` +
+          `attempt${delivery.attempts === 1 ? '' : 's'}, failed ${when}: ${delivery.lastError ?? '?'}`,
       );
     }
     console.log(`${failed.length} failed deliver${failed.length === 1 ? 'y' : 'ies'}`);

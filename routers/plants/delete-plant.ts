@@ -18,7 +18,8 @@ export const deletePlant = protectedProcedure
       summary: 'Delete a plant',
       description:
         'Deletes the plant with this id. A second delete of the same id answers 404; the id can then be used again. ' +
-        'With `If-Match`, only while the plant is as the client last read it (412 otherwise, nothing deleted); with `If-None-Match`, only while it is not.',
+        'With `If-Match`, only while the plant is as the client last read it (412 otherwise, nothing deleted); with ' +
+        '`If-None-Match`, only while it is not.',
       scope: 'plants:write',
       conditional: { ifMatch: true, ifNoneMatch: true },
       success: {

@@ -17,8 +17,8 @@ export const getPlant = protectedProcedure
       operationId: 'getPlant',
       summary: 'Get a plant',
       description:
-        'Returns the plant with this id, with its ETag. With `If-None-Match` naming that entity tag, answers 304 Not Modified and no body; ' +
-        'with `If-Match` naming another, 412.',
+        'Returns the plant with this id, with its ETag. With `If-None-Match` naming that entity tag, answers 304 Not ' +
+        'Modified and no body; with `If-Match` naming another, 412.',
       scope: 'plants:read',
       conditional: {
         entityTag: true,

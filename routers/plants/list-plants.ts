@@ -16,7 +16,8 @@ export const listPlants = protectedProcedure
       summary: 'List plants',
       description:
         'Returns the plants in ascending id order, `limit` at a time. To page, pass the last id you got as `after`; ' +
-        'while more plants follow, the `Link` header gives the next page\'s URL (`rel="next"`). With `tag`, only the plants with exactly that tag.',
+        'while more plants follow, the `Link` header gives the next page\'s URL (`rel="next"`). With `tag`, only the ' +
+        'plants with exactly that tag.',
       scope: 'plants:read',
       success: {
         status: 200,

@@ -131,7 +131,10 @@ export function jwksUrlProblemInProduction({ jwt }: AuthConfig): string | undefi
   if (jwt === undefined) return undefined;
   const { protocol, hostname } = new URL(jwt.jwksUrl);
   if (protocol === 'https:' || isLoopbackHost(hostname)) return undefined;
-  return 'AUTH_JWKS_URL must be an https URL when NODE_ENV=production (http only to a loopback host such as 127.0.0.1): over http, anyone on the path can swap the keys';
+  return (
+    'AUTH_JWKS_URL must be an https URL when NODE_ENV=production (http only to a loopback host such as ' +
+    '127.0.0.1): over http, anyone on the path can swap the keys'
+  );
 }
 
 /** localhost, 127.0.0.0/8 or ::1, as the WHATWG URL parser writes them. */

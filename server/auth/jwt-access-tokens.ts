@@ -6,7 +6,10 @@ import type { JwtConfig } from './auth-config.js';
 import { KEYS_MAX_AGE_MS, KeysUnavailable, ProviderKeys } from './provider-keys.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
-/** Asymmetric algorithms only: `none` and the HMAC ones (`HS*`, whose key would be the public key) are refused before any key is looked up. */
+/**
+ * Asymmetric algorithms only: `none` and the HMAC ones (`HS*`, whose key would be the public key) are refused before
+ * any key is looked up.
+ */
 export const ACCEPTED_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 const MAX_VERIFIED_TOKENS = 1_000;
 

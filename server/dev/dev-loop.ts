@@ -41,7 +41,8 @@ async function main(): Promise<void> {
     mongoUri = mongo.uri;
     await recordMongoUri(folder, mongo.uri);
     console.log(
-      `dev: MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop npm run dev and remove ${folder.path}`,
+      `dev: MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop npm ` +
+        `run dev and remove ${folder.path}`,
     );
   }
   if (running.stopping) return;

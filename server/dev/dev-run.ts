@@ -33,7 +33,8 @@ export async function startDevMongo(devDir: string, dbName: string): Promise<Run
     throw error;
   }
   console.log(
-    `MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop the service and remove ${folder.path}`,
+    `MongoDB: ${mongo.uri} (${mongo.description}), data kept in ${folder.mongodData}; to start empty, stop the ` +
+      `service and remove ${folder.path}`,
   );
   return { uri: mongo.uri, description: mongo.description, stop };
 }

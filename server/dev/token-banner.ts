@@ -7,7 +7,8 @@ export function devTokenBanner(address: string, token: string, keptIn?: string):
       : 'No API_TOKENS set: this run accepts one development token.',
     `  token: ${token}`,
     '  try it:',
-    `  curl -s -X POST ${address}/plants -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera", "tag": "tropical"}'`,
+    `  curl -s -X POST ${address}/plants -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d ` +
+      `'{"id": 1, "name": "Monstera", "tag": "tropical"}'`,
     '',
   ].join('\n');
 }

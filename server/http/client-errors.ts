@@ -54,7 +54,8 @@ function describe(code: string | undefined): Error {
     case 'HPE_HEADER_OVERFLOW':
       return httpError(
         431,
-        'the request line and headers are too large: a long query (such as a tRPC batch of many calls) goes in a POST body, or in several requests',
+        'the request line and headers are too large: a long query (such as a tRPC batch of many calls) goes in a POST ' +
+          'body, or in several requests',
       );
     default:
       return httpError(400, 'the request is not valid HTTP');

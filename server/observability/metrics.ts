@@ -56,7 +56,9 @@ export class ServiceMetrics {
   });
   private readonly webhookAttempts = new Counter({
     name: 'plant_store_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome: delivered, retry (failed, another attempt is scheduled) or failed (failed, no further attempts)',
+    help:
+      'Webhook delivery attempts by outcome: delivered, retry (failed, another attempt is scheduled) or failed ' +
+      '(failed, no further attempts)',
     labelNames: ['outcome'],
     registers: [this.registry],
   });
@@ -208,7 +210,8 @@ export class ServiceMetrics {
       });
     gauge(
       'plant_store_webhook_events_due',
-      'New-plant events, and plants with change events, due for delivery now, waiting for an instance to claim them (the same on every instance)',
+      'New-plant events, and plants with change events, due for delivery now, waiting for an instance to claim them ' +
+        '(the same on every instance)',
       (read) => read.due,
     );
     gauge(

@@ -122,7 +122,8 @@ function declareConditionalRequests(operation: OpenApiOperation, conditional: Co
       in: 'header',
       description: read
         ? 'Answer only while the plant has this ETag (or one of several, comma-separated), or `*` for any. Otherwise 412'
-        : 'Change only while the plant is as read: the ETag it answered (or several, comma-separated), or `*` for any. Otherwise 412, and nothing changes',
+        : 'Change only while the plant is as read: the ETag it answered (or several, comma-separated), or `*` for ' +
+          'any. Otherwise 412, and nothing changes',
       // No example: /docs would fill it in, and every "Try it out" would be conditional on it.
       schema: { type: 'string' },
     });
@@ -140,7 +141,8 @@ function declareConditionalRequests(operation: OpenApiOperation, conditional: Co
       name: 'If-None-Match',
       in: 'header',
       description:
-        'Refuse (412, nothing changes) while the plant has this ETag (or one of several, comma-separated); `*` refuses whenever the plant exists',
+        'Refuse (412, nothing changes) while the plant has this ETag (or one of several, comma-separated); `*` ' +
+        'refuses whenever the plant exists',
       schema: { type: 'string' },
     });
   }

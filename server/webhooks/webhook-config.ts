@@ -61,7 +61,9 @@ function parseOne(text: string): Buffer | undefined {
   return key.length >= MIN_SECRET_BYTES && key.length <= MAX_SECRET_BYTES ? key : undefined;
 }
 
-const SECRET_MESSAGE = `must be ${SECRET_PREFIX} followed by the base64 (with = padding) of ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} random bytes, as \`openssl rand -base64 32\` makes; several are separated by spaces`;
+const SECRET_MESSAGE =
+  `must be ${SECRET_PREFIX} followed by the base64 (with = padding) of ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} random ` +
+  'bytes, as `openssl rand -base64 32` makes; several are separated by spaces';
 
 export const webhookSecret = z
   .string()
@@ -86,7 +88,9 @@ export function checkWebhookUrls(urls: string[], context: z.RefinementCtx<string
     else if (hasCredentials(url)) {
       context.addIssue({
         code: 'custom',
-        message: `URL ${index + 1} carries credentials (user:password@), which are not sent: receivers authenticate the service by the webhook-signature header`,
+        message:
+          `URL ${index + 1} carries credentials (user:password@), which are not sent: receivers authenticate ` +
+          `the service by the webhook-signature header`,
       });
     }
   });

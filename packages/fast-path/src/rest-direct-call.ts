@@ -61,7 +61,8 @@ function operationCall<TContext>(operation: RestOperation, { createContext, onEr
   // The app's onError rethrows, so its error handler answers.
   const fail = (cause: unknown): never => {
     const error = getErrorFromUnknown(cause);
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- trpc-to-openapi's own conversion: a TRPCError, or the error thrown when its name says it is one
+    // trpc-to-openapi's own conversion: a TRPCError, or the error thrown when its name says it is one.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- as trpc-to-openapi converts
     onError({ error });
     throw error;
   };
@@ -99,8 +100,8 @@ function operationCall<TContext>(operation: RestOperation, { createContext, onEr
       const ctx = createContext(request);
       return runProcedure(procedure, heldInputCall(ctx, input, path, type), (output) => answer(reply, ctx, output, pathname, search), fail);
     } catch (cause) {
-      // On to `fail` a turn later, as a failure of the call would go.
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as the handler's await would see it
+      // On to `fail` a turn later, as a failure of the call would go: whatever was thrown, as the handler's await sees it.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown
       return Promise.reject(cause).catch(fail);
     }
   };
