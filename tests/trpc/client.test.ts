@@ -50,6 +50,15 @@ describe('createPlant through @trpc/client against a listening server', () => {
     expect(error.message).toBe('invalid bearer token: it is not a token this service accepts');
   });
 
+  it('UNAUTHORIZED (401) for a wrong token even when the input is over the body limit: the token is judged first', async () => {
+    const client = createPlantStoreClient({ url: service.url, token: 'wrong' });
+    const error = await failureOf(client.createPlant.mutate({ id: 4, name: 'x'.repeat(20_000) }));
+    expect(error.data?.code).toBe('UNAUTHORIZED');
+    expect(error.data?.httpStatus).toBe(401);
+    const admitted = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
+    expect((await failureOf(admitted.createPlant.mutate({ id: 4, name: 'x'.repeat(20_000) }))).data?.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('CONFLICT (409) for an id taken by another plant', async () => {
     const client = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
     await client.createPlant.mutate({ id: 5, name: 'Basil' });
