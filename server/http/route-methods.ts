@@ -1,4 +1,4 @@
-import { inMethodOrder } from './method-order.js';
+import { inMethodOrder } from '../methods/method-order.js';
 
 interface ServedPath {
   matches(path: string): boolean;
