@@ -5,6 +5,7 @@ import { publicMessage } from '../../routers/error-messages.js';
 import { ChangeQueueFullError } from '../../routers/plant-store.js';
 import type { ErrorBody } from '../../schemas/error.js';
 import { refusalHeaders } from '../auth/challenge.js';
+import { answeredMethod } from '../methods/answered-method.js';
 
 /** The one place that turns any failure into the REST answer, so every failure has the same shape. */
 export interface RestError {
@@ -41,7 +42,7 @@ export function toRestError(error: unknown, request: RequestInfo, methodsAt?: Me
 
 /** A HEAD is worded as the GET it stands for, so that both answers have the same length. */
 export function notFound(request: Pick<RequestInfo, 'method' | 'url'>, allowed: readonly string[] = []): RestError {
-  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  const method = answeredMethod(request.method);
   if (allowed.length === 0 || allowed.includes(method)) return restError(404, `no route for ${method} ${request.url}`);
   const allow = allowed.join(', ');
   return restError(405, `${method} is not allowed on ${request.url.split('?', 1)[0] ?? ''}: it answers ${allow}`, { allow });

@@ -1,22 +1,45 @@
-import { inMethodOrder } from './method-order.js';
+import type { FastifyInstance } from 'fastify';
+import { inMethodOrder } from '../methods/method-order.js';
 
 interface ServedPath {
   matches(path: string): boolean;
   methods: readonly string[];
 }
 
-/** Methods per path for a 405's `Allow` (RFC 9110 section 15.5.6), as each plugin declares the routes it adds. */
+/** A REST operation as its catch-all serves it: one method, at the paths it matches. */
+export interface ServedOperation {
+  method: string;
+  matchesUrl(path: string): boolean;
+}
+
+/** Set on a context whose routes do not count: see `fromOperations`. */
+const ALLOW_FROM_OPERATIONS = 'allowFromOperations';
+
+/** Methods per path for a 405's `Allow` (RFC 9110 section 15.5.6), from the routes as Fastify adds them. */
 export class RouteMethods {
   private readonly served: ServedPath[] = [];
 
-  /** A route's path as Fastify reads it (`/plants/:id`, `/docs/*`). */
-  declare(routePath: string, methods: readonly string[]): void {
-    this.add(methods, pathMatcher(routePath));
+  /** Every route added from now on counts, in every context (its URL carries the prefix), but those `fromOperations` leaves out. */
+  recordRoutes(app: FastifyInstance): void {
+    const served = this.served;
+    app.addHook('onRoute', function (route) {
+      if (this.hasDecorator(ALLOW_FROM_OPERATIONS)) return;
+      const methods = [route.method].flat();
+      served.push({ methods, matches: pathMatcher(route.url) });
+      // Fastify also serves a prefix's root route with a trailing slash (`prefixTrailingSlash: 'both'`), without a hook call.
+      if (route.routePath === '' && (route.prefixTrailingSlash ?? 'both') === 'both')
+        served.push({ methods, matches: pathMatcher(`${route.url}/`) });
+    });
   }
 
-  /** Paths a catch-all serves, matched as its handler matches them. */
-  add(methods: readonly string[], matches: (path: string) => boolean): void {
-    this.served.push({ matches, methods });
+  /**
+   * A context whose catch-all takes every method on every path (trpc-to-openapi's, or the fast path's): its routes do not
+   * count. Its operations do, matched as trpc-to-openapi matches paths (in any case, with a trailing slash), which no route's
+   * pattern says.
+   */
+  fromOperations(context: FastifyInstance, operations: readonly ServedOperation[]): void {
+    context.decorate(ALLOW_FROM_OPERATIONS, true);
+    for (const operation of operations) this.served.push({ methods: [operation.method], matches: (path) => operation.matchesUrl(path) });
   }
 
   at(url: string): string[] {

@@ -1,6 +1,7 @@
 import type { FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
+import { answeredMethod } from '../methods/answered-method.js';
 import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
 export type Transport = 'rest' | 'trpc';
@@ -40,7 +41,7 @@ export class ApiOperations {
   forRoute(route: { url: string; method: HTTPMethods | HTTPMethods[] }): OperationOf {
     if (route.url === TRPC_ROUTE)
       return (request) => this.procedures.get((request.params as { path?: string }).path ?? '') ?? this.trpcOther;
-    const methods = [route.method].flat().map(asGet);
+    const methods = [route.method].flat().map(answeredMethod);
     const own = this.rest.filter(({ operation }) => operation.fastifyPath === route.url && methods.includes(operation.method));
     const [only] = own;
     if (only && own.length === 1) return () => only.labels;
@@ -55,12 +56,7 @@ export class ApiOperations {
   }
 
   private ofRestRequest(request: FastifyRequest): ApiOperation {
-    const method = asGet(request.method);
+    const method = answeredMethod(request.method);
     return this.rest.find(({ operation }) => operation.method === method && operation.matchesUrl(request.url))?.labels ?? this.restOther;
   }
-}
-
-/** A HEAD is answered as the GET it stands for. */
-function asGet(method: HTTPMethods): HTTPMethods {
-  return method === 'HEAD' ? 'GET' : method;
 }

@@ -21,9 +21,6 @@ const DOCS_CSP = [
 
 /** A context of its own, so the `swagger` decorator and the CSP header stay with these routes. */
 export async function registerDocsRoutes(app: FastifyInstance, { document }: { document: OpenAPIObject }) {
-  // Swagger UI serves its page, assets and the document under the prefix, all for GET.
-  app.routeMethods.declare(DOCS_PREFIX, ['GET']);
-  app.routeMethods.declare(`${DOCS_PREFIX}/*`, ['GET']);
   await app.register(async (docs) => {
     await docs.register(swagger, { mode: 'static', specification: { document: asStaticDocument(document) } });
     await docs.register(swaggerUi, {

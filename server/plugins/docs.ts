@@ -11,7 +11,6 @@ export const docsPlugin = fp(
     // Written once: it is the same for every caller, and needs no token, so anyone may ask for it in a flood.
     const text = exactJsonText(document);
     app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(text));
-    app.routeMethods.declare('/openapi.json', ['GET']);
     await registerDocsRoutes(app, { document });
   },
   { name: 'docs', dependencies: ['http'] },

@@ -12,7 +12,7 @@ import { RouteMethods } from '../http/route-methods.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The methods each path serves, for 405 with `Allow`. */
+    /** The methods each path serves, for 405 with `Allow`, as the routes added after the http plugin declare them. */
     routeMethods: RouteMethods;
   }
 }
@@ -36,6 +36,8 @@ export const httpPlugin = fp<HttpOptions>(
     limitConnections(app, http);
     refuseUnknownExpectations(app);
     await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
+    // After CORS: its OPTIONS route answers preflights on every path, so it is no path's own method.
+    routeMethods.recordRoutes(app);
   },
   { name: 'http' },
 );

@@ -33,7 +33,6 @@ export function registerHealthRoutes(app: FastifyInstance, { store }: { store: P
     clearInterval(ticking);
   });
 
-  for (const path of ['/healthz', '/readyz']) app.routeMethods.declare(path, ['GET']);
   let stall: { ms: number; until: number } | undefined;
   app.get('/healthz', async () => {
     // The histogram holds how late each sample ran, in ns, since the previous probe.

@@ -2,6 +2,7 @@ import type { RestOperation } from '@plant-store/fast-path';
 import type { FastifyRequest } from 'fastify';
 import { httpError } from '../errors/http-error.js';
 import { reservedParameterError, unknownParametersError } from '../http/reserved-query-names.js';
+import { answeredMethod } from '../methods/answered-method.js';
 import type { DeclaredOperation } from './rest-declarations.js';
 
 // What a REST request must be before trpc-to-openapi reads it: its body an object of a media type its operation takes,
@@ -13,7 +14,7 @@ export type CheckedOperation = DeclaredOperation & { checksBody: boolean };
 
 /** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
 export function isOperationRequest(request: FastifyRequest, operations: readonly RestOperation[]): boolean {
-  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  const method = answeredMethod(request.method);
   return operations.some((operation) => operation.method === method && operation.matchesUrl(request.url));
 }
 

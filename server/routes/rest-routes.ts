@@ -28,8 +28,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
   }));
   // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
   const otherMediaTypes = [...new Set(declared.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
-  for (const operation of operations) app.routeMethods.add([operation.method], (url) => operation.matchesUrl(url));
   await app.register(async (rest) => {
+    app.routeMethods.fromOperations(rest, operations);
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
     writeBackAdapterMarkers(rest);

@@ -84,7 +84,6 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
             logUnexpectedTrpcError({ error, req });
           },
         });
-      app.routeMethods.declare(`${TRPC_PREFIX}/:path`, trpc.supportedMethods);
       trpc.all<{ Params: { path: string } }>('/:path', (req, res) => {
         const { path } = req.params;
         return serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);
