@@ -34,7 +34,13 @@ interface HttpStatusError {
 /** The methods the app serves at a URL's path, for 405 rather than 404. */
 export type MethodsAt = (url: string) => readonly string[];
 
+/** No operation serves the request's method at its URL: a 404, or a 405 where the path serves other methods. */
+export class NoRouteError extends Error {
+  override name = 'NoRouteError';
+}
+
 export function toRestError(error: unknown, request: RequestInfo, methodsAt?: MethodsAt): RestError {
+  if (error instanceof NoRouteError) return notFound(request, methodsAt?.(request.url));
   if (error instanceof TRPCError) return fromTRPCError(error, request, methodsAt);
   if (isClientError(error)) return restError(error.statusCode, clientMessage(error, request), { ...error.headers });
   return internalError(request);
@@ -63,7 +69,7 @@ export function errorHeaders(error: TRPCError): Record<string, string> {
 
 function fromTRPCError(error: TRPCError, request: RequestInfo, methodsAt: MethodsAt | undefined): RestError {
   if (isUnexpected(error)) return internalError(request);
-  // trpc-to-openapi's own NOT_FOUND (no such operation) has no cause; a procedure's says what is missing.
+  // trpc-to-openapi's own NOT_FOUND (a path no operation matches) has no cause; a procedure's says what is missing.
   if (error.code === 'NOT_FOUND' && error.cause === undefined) return notFound(request, methodsAt?.(request.url));
   return restError(getHTTPStatusCodeFromError(error), publicMessage(error), errorHeaders(error));
 }

@@ -2,6 +2,7 @@ import type { FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
 import { answeredMethod } from '../methods/answered-method.js';
+import { operationAt } from '../routes/rest-declarations.js';
 import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
 export type Transport = 'rest' | 'trpc';
@@ -56,7 +57,6 @@ export class ApiOperations {
   }
 
   private ofRestRequest(request: FastifyRequest): ApiOperation {
-    const method = answeredMethod(request.method);
-    return this.rest.find(({ operation }) => operation.method === method && operation.matchesUrl(request.url))?.labels ?? this.restOther;
+    return operationAt(this.rest, request.method, request.url)?.labels ?? this.restOther;
   }
 }

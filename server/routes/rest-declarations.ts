@@ -1,6 +1,8 @@
 import { procedureEntries, restOperations, type RestOperation } from '@plant-store/fast-path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { ProcedureMeta } from '../../routers/procedure-meta.js';
+import { answeredMethod } from '../methods/answered-method.js';
 
 export interface DeclaredOperation {
   operation: RestOperation;
@@ -8,6 +10,15 @@ export interface DeclaredOperation {
   /** The request body's media types, lower case (`application/json` unless declared otherwise). */
   mediaTypes: readonly string[];
   pathParameters: readonly string[];
+  /** Whether its body may hold a key the path or If-Match gives, which it must not. */
+  checksBody: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The REST operation the request calls, once looked up (null: none). */
+    restOperation: DeclaredOperation | null | undefined;
+  }
 }
 
 export function declaredOperations(router: AppRouter): DeclaredOperation[] {
@@ -16,8 +27,24 @@ export function declaredOperations(router: AppRouter): DeclaredOperation[] {
     const meta = metas.get(operation.procedurePath) ?? {};
     const mediaTypes = (meta.openapi?.contentTypes ?? ['application/json']).map((type) => type.toLowerCase());
     const pathParameters = [...operation.path.matchAll(/\{(\w+)\}/g)].flatMap((match) => (match[1] ? [match[1]] : []));
-    return { operation, meta, mediaTypes, pathParameters };
+    const checksBody = pathParameters.length > 0 || meta.conditional?.ifMatch === true;
+    return { operation, meta, mediaTypes, pathParameters, checksBody };
   });
+}
+
+/** The first operation serving this method (a HEAD: GET) at this URL, as trpc-to-openapi tries them. */
+export function operationAt<T extends { operation: RestOperation }>(entries: readonly T[], method: string, url: string): T | undefined {
+  const answered = answeredMethod(method);
+  return entries.find(({ operation }) => operation.method === answered && operation.matchesUrl(url));
+}
+
+/** The operation a request calls, looked up once; a context's routes that may serve any operation ask it. */
+export function operationFinder(context: FastifyInstance, declared: readonly DeclaredOperation[]) {
+  context.decorateRequest('restOperation', undefined);
+  return (request: FastifyRequest): DeclaredOperation | undefined => {
+    if (request.restOperation === undefined) request.restOperation = operationAt(declared, request.method, request.url) ?? null;
+    return request.restOperation ?? undefined;
+  };
 }
 
 /** The request headers the API's operations read, besides Authorization and Content-Type, for CORS. */

@@ -1,8 +1,6 @@
-import type { RestOperation } from '@plant-store/fast-path';
 import type { FastifyRequest } from 'fastify';
 import { httpError } from '../errors/http-error.js';
 import { reservedParameterError, unknownParametersError } from '../http/reserved-query-names.js';
-import { answeredMethod } from '../methods/answered-method.js';
 import type { DeclaredOperation } from './rest-declarations.js';
 
 // What a REST request must be before trpc-to-openapi reads it: its body an object of a media type its operation takes,
@@ -10,16 +8,8 @@ import type { DeclaredOperation } from './rest-declarations.js';
 
 export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-export type CheckedOperation = DeclaredOperation & { checksBody: boolean };
-
-/** Whether an operation serves the request's method (a HEAD: GET) at its path, as trpc-to-openapi matches paths. */
-export function isOperationRequest(request: FastifyRequest, operations: readonly RestOperation[]): boolean {
-  const method = answeredMethod(request.method);
-  return operations.some((operation) => operation.method === method && operation.matchesUrl(request.url));
-}
-
 /** On an operation's own route: the body's checks below, with the operation known. */
-export function bodyError(request: FastifyRequest, operation: CheckedOperation, otherMediaTypes: readonly string[]): Error | undefined {
+export function bodyError(request: FastifyRequest, operation: DeclaredOperation, otherMediaTypes: readonly string[]): Error | undefined {
   const mediaType = otherMediaType(request, otherMediaTypes);
   if (!isObjectBody(request.body)) return httpError(400, 'the request body must be a JSON object');
   return mediaType === undefined && !operation.checksBody ? undefined : checkedBodyError(request, operation, mediaType);
@@ -44,7 +34,7 @@ function otherMediaType(request: FastifyRequest, otherMediaTypes: readonly strin
 }
 
 /** trpc-to-openapi reads JSON only, so another declared media type goes on as JSON; a key the path or If-Match gives is refused. */
-function checkedBodyError(request: FastifyRequest, operation: CheckedOperation, mediaType: string | undefined): Error | undefined {
+function checkedBodyError(request: FastifyRequest, operation: DeclaredOperation, mediaType: string | undefined): Error | undefined {
   if (mediaType !== undefined) {
     if (!operation.mediaTypes.includes(mediaType)) return unsupportedMediaType(operation.mediaTypes, request.method);
     request.headers['content-type'] = 'application/json';
@@ -61,32 +51,16 @@ function checkedBodyError(request: FastifyRequest, operation: CheckedOperation, 
 /** On the catch-all: the body's checks of the operation its URL names, if any; no body is refused where none serves it. */
 export function anyBodyError(
   request: FastifyRequest,
-  operations: readonly RestOperation[],
-  declared: readonly CheckedOperation[],
+  operation: DeclaredOperation | undefined,
   otherMediaTypes: readonly string[],
 ): Error | undefined {
   if (!BODY_METHODS.has(request.method)) return undefined;
   const mediaType = otherMediaType(request, otherMediaTypes);
   if (!isObjectBody(request.body)) {
-    return request.body !== undefined || isOperationRequest(request, operations)
-      ? httpError(400, 'the request body must be a JSON object')
-      : undefined;
+    return request.body !== undefined || operation !== undefined ? httpError(400, 'the request body must be a JSON object') : undefined;
   }
-  const found = declaredOperation(request, declared, mediaType !== undefined);
-  if (found === undefined || !(mediaType !== undefined || found.checksBody)) return undefined;
-  return checkedBodyError(request, found, mediaType);
-}
-
-/** The operation whose path the URL matches, as trpc-to-openapi matches paths (on the catch-all). */
-export function declaredOperation(
-  request: FastifyRequest,
-  declared: readonly CheckedOperation[],
-  anyBody: boolean,
-): CheckedOperation | undefined {
-  const { method } = request;
-  return declared.find(
-    ({ operation, checksBody }) => operation.method === method && (anyBody || checksBody) && operation.matchesUrl(request.url),
-  );
+  if (operation === undefined || !(mediaType !== undefined || operation.checksBody)) return undefined;
+  return checkedBodyError(request, operation, mediaType);
 }
 
 /** RFC 5789 section 2.2: a PATCH refused for its media type says which it takes in `Accept-Patch`. */
@@ -103,13 +77,13 @@ function queryOfBodyError(request: FastifyRequest): Error | undefined {
 }
 
 /** The query's checks, for the operation served (undefined: none, or not known). */
-export function queryError(request: FastifyRequest, operation: CheckedOperation | undefined): Error | undefined {
+export function queryError(request: FastifyRequest, operation: DeclaredOperation | undefined): Error | undefined {
   if (!request.url.includes('?')) return undefined;
   return reservedParameterError(request.query) ?? queryOfBodyError(request) ?? conditionInQueryError(request, operation);
 }
 
 /** The If-Match header carries a REST condition; the input field of the same name is for /trpc and in-process callers. */
-function conditionInQueryError(request: FastifyRequest, operation: CheckedOperation | undefined): Error | undefined {
+function conditionInQueryError(request: FastifyRequest, operation: DeclaredOperation | undefined): Error | undefined {
   return operation?.meta.conditional?.ifMatch && Object.hasOwn(request.query as object, 'ifMatch')
     ? unknownParametersError(['ifMatch'], 'send the condition as the If-Match header')
     : undefined;

@@ -1,19 +1,10 @@
-import { restOperations, type RestOperation } from '@plant-store/fast-path';
-import { TRPCError } from '@trpc/server';
+import type { RestOperation } from '@plant-store/fast-path';
 import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import { NoRouteError } from '../errors/rest-error.js';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
-import { declaredOperations } from './rest-declarations.js';
-import {
-  anyBodyError,
-  BODY_METHODS,
-  bodyError,
-  declaredOperation,
-  isOperationRequest,
-  queryError,
-  unsupportedMediaType,
-  type CheckedOperation,
-} from './rest-request-checks.js';
+import { declaredOperations, operationFinder } from './rest-declarations.js';
+import { anyBodyError, BODY_METHODS, bodyError, queryError, unsupportedMediaType } from './rest-request-checks.js';
 import { judgeTokenBeforeBody } from './token-first.js';
 
 /**
@@ -21,22 +12,20 @@ import { judgeTokenBeforeBody } from './token-first.js';
  * every path, so only the operations' own paths and methods tell a 405 from a 404.
  */
 export async function registerRestRoutes(app: FastifyInstance, { router, serving, createContext }: ApiRoutesOptions) {
-  const operations = restOperations(router);
-  const declared: CheckedOperation[] = declaredOperations(router).map((entry) => ({
-    ...entry,
-    checksBody: entry.pathParameters.length > 0 || entry.meta.conditional?.ifMatch === true,
-  }));
+  const declared = declaredOperations(router);
+  const operations = declared.map(({ operation }) => operation);
   // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
   const otherMediaTypes = [...new Set(declared.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
   await app.register(async (rest) => {
     app.routeMethods.fromOperations(rest, operations);
+    const operationOf = operationFinder(rest, declared);
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
     writeBackAdapterMarkers(rest);
     for (const mediaType of otherMediaTypes) addJsonBodyParser(rest, mediaType);
     // Any other media type: a 415 naming those the operation takes.
     rest.addContentTypeParser('*', (request, _payload, done) => {
-      done(unsupportedMediaType(declaredOperation(request, declared, true)?.mediaTypes ?? ['application/json'], request.method));
+      done(unsupportedMediaType(operationOf(request)?.mediaTypes ?? ['application/json'], request.method));
     });
     // Callback-style hooks, one per route, its operation's checks chosen here: the body's on routes that take one; on
     // every route, `__proto__` and the like refused before trpc-to-openapi reads the query. The catch-all serves any
@@ -56,15 +45,14 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
       return [check];
     };
     const checkAnyBody: preHandlerHookHandler = (request, _reply, done) => {
-      done(anyBodyError(request, operations, declared, otherMediaTypes));
+      done(anyBodyError(request, operationOf(request), otherMediaTypes));
     };
     const checkAnyQuery: preHandlerHookHandler = (request, _reply, done) => {
-      done(request.url.includes('?') ? queryError(request, declaredOperation(request, declared, true)) : undefined);
+      done(request.url.includes('?') ? queryError(request, operationOf(request)) : undefined);
     };
     rest.addHook('preParsing', judgeTokenBeforeBody(createContext));
     const checkOperation: onRequestHookHandler = (request, _reply, done) => {
-      // trpc-to-openapi's own refusal, which the app's error handler tells from a procedure's NOT_FOUND.
-      done(isOperationRequest(request, operations) ? undefined : new TRPCError({ code: 'NOT_FOUND', message: 'Not found' }));
+      done(operationOf(request) ? undefined : new NoRouteError());
     };
     await serving.registerRestRoutes(rest, { preHandlers, catchAllOnRequest: checkOperation });
   });
