@@ -69,7 +69,8 @@ export function errorHeaders(error: TRPCError): Record<string, string> {
 
 function fromTRPCError(error: TRPCError, request: RequestInfo, methodsAt: MethodsAt | undefined): RestError {
   if (isUnexpected(error)) return internalError(request);
-  // trpc-to-openapi's own NOT_FOUND (a path no operation matches) has no cause; a procedure's says what is missing.
+  // trpc-to-openapi's own NOT_FOUND has no cause: a URL an operation's route took that its matching refuses (`/plants/`
+  // on `/plants/:id`). A procedure's says what is missing.
   if (error.code === 'NOT_FOUND' && error.cause === undefined) return notFound(request, methodsAt?.(request.url));
   return restError(getHTTPStatusCodeFromError(error), publicMessage(error), errorHeaders(error));
 }

@@ -7,23 +7,15 @@ import type { AppRouter } from '../../routers/app.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { isUnexpected, toRestError, type RequestInfo } from './rest-error.js';
 
-/** The procedures a /trpc request calls, one or a batch. */
-export interface TrpcCalls {
-  paths: readonly string[];
-  batch: boolean;
-}
-
 /**
- * Failures before tRPC runs become TRPCErrors with REST's status and words, so the router's own formatter shapes them:
- * once for the request, or, given its calls, once per call as tRPC answers a call's own failure.
+ * Failures before tRPC runs become TRPCErrors with REST's status and words, so the router's own formatter shapes them;
+ * the failure of one call names its procedure, as tRPC's own does.
  */
-export function toTrpcErrorEnvelope(router: AppRouter, error: unknown, request: RequestInfo, calls?: TrpcCalls) {
+export function toTrpcErrorEnvelope(router: AppRouter, error: unknown, request: RequestInfo, path?: string) {
   const { statusCode, body, headers } = toRestError(error, request);
   const code = HTTP_STATUS_TRPC_ERROR_CODE[statusCode] ?? (statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
   const trpcError = new TRPCError({ code, message: body.message, cause: error });
-  const bodyOf = (path?: string) => trpcErrorBody(router, trpcError, path);
-  if (calls === undefined) return { statusCode, headers, body: bodyOf() };
-  return { statusCode, headers, body: calls.batch ? calls.paths.map(bodyOf) : bodyOf(calls.paths[0]) };
+  return { statusCode, headers, body: trpcErrorBody(router, trpcError, path) };
 }
 
 /** The cause of any 5xx (a 503 from the database too) goes into the request's log line. */

@@ -7,13 +7,13 @@ interface ServedPath {
 }
 
 /** A REST operation as its catch-all serves it: one method, at the paths it matches. */
-export interface ServedOperation {
+interface ServedOperation {
   method: string;
   matchesUrl(path: string): boolean;
 }
 
 /** Set on a context whose routes do not count: see `fromOperations`. */
-const ALLOW_FROM_OPERATIONS = 'allowFromOperations';
+const ALLOW_FROM_OPERATIONS = Symbol('allowFromOperations');
 
 /** Methods per path for a 405's `Allow` (RFC 9110 section 15.5.6), from the routes as Fastify adds them. */
 export class RouteMethods {

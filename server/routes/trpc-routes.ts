@@ -1,11 +1,12 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { procedureEntries } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError } from '../../routers/auth.js';
 import { errorHeaders } from '../errors/rest-error.js';
-import { logUnexpectedTrpcError, toTrpcErrorEnvelope, type TrpcCalls } from '../errors/trpc-error.js';
+import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
@@ -32,17 +33,21 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     async (trpc) => {
       // Failures before tRPC runs still answer in tRPC's envelope, so tRPC clients can read them.
       trpc.setErrorHandler(async (error, request, reply) => {
-        // A token refused before the body is each call's refusal, as tRPC itself answers it.
-        const calls = error instanceof TRPCError && error.cause instanceof AuthError ? callsOf(request) : undefined;
-        const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request, calls);
+        // A token refused before the body is the call's refusal. A batch's is one envelope: every tRPC link reads it as
+        // each call's, and the streaming one reads nothing else from an answer that is not 200.
+        const path = error instanceof TRPCError && error.cause instanceof AuthError ? singleCall(request) : undefined;
+        const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request, path);
         if (statusCode >= 500) noteFailureCause(request, error);
         return reply.code(statusCode).headers(headers).send(body);
       });
-      // A query's input is in its URL, with no body to keep unread: tRPC judges it as it always does.
-      const mayHaveBody = (request: FastifyRequest) => request.method !== 'GET' && request.method !== 'HEAD';
-      trpc.addHook('preParsing', judgeTokenBeforeBody(createContext, mayHaveBody));
+      // Mutations only: a query's input is in its URL, and a call of no mutation gets tRPC's own 404 or 405 first, as a
+      // REST path no operation serves does.
+      const mutations = new Set(procedureEntries(router).flatMap(({ path, type }) => (type === 'mutation' ? [path] : [])));
+      const callsMutations = (request: FastifyRequest) =>
+        request.method === 'POST' && callsOf(request).every((path) => mutations.has(path));
+      trpc.addHook('preParsing', judgeTokenBeforeBody(createContext, callsMutations));
       // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
-      // before tRPC runs: no procedure takes text or FormData, which tRPC answered with an unlogged 500.
+      // before tRPC runs, in the service's words: no procedure takes text or FormData.
       trpc.removeContentTypeParser(['application/json', 'text/plain']);
       trpc.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
         readBodyText(request, payload, (error, body = '') => {
@@ -94,10 +99,18 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
 }
 
 /** The procedures a request calls: a batch names several, comma-separated. */
-function callsOf(request: FastifyRequest): TrpcCalls {
+function callsOf(request: FastifyRequest): string[] {
   const { path = '' } = request.params as { path?: string };
-  const batch = (request.query as Record<string, unknown>).batch === '1';
-  return { paths: batch ? path.split(',') : [path], batch };
+  return isBatch(request) ? path.split(',') : [path];
+}
+
+/** The procedure of a request that is not a batch. */
+function singleCall(request: FastifyRequest): string | undefined {
+  return isBatch(request) ? undefined : (request.params as { path?: string }).path;
+}
+
+function isBatch(request: FastifyRequest): boolean {
+  return (request.query as Record<string, unknown>).batch === '1';
 }
 
 /** A whole JSON answer as a fetch Response; streamed answers (JSON lines, events) are left to stream. */

@@ -1,4 +1,6 @@
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appRouter } from '../../routers/app.js';
 import { OTHER_TOKEN, postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { captureLogs } from '../helpers/log-capture.js';
 
@@ -109,7 +111,7 @@ describe('bearer authentication on POST /plants', () => {
     expect(judged.statusCode).toBe(withToken);
   });
 
-  it('over /trpc, a batch refused before its body gets each call its 401, as tRPC answers it', async () => {
+  it("over /trpc, a batch refused before its body gets one 401, which every tRPC link reads as each call's", async () => {
     const refused = await testApp.app.inject({
       method: 'POST',
       url: '/trpc/createPlant,deletePlant?batch=1',
@@ -117,7 +119,38 @@ describe('bearer authentication on POST /plants', () => {
       payload: 'not JSON',
     });
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toStrictEqual([refusedCall('createPlant'), refusedCall('deletePlant')]);
+    expect(refused.json()).toStrictEqual({ error: { message: MISSING, code: -32001, data: { code: 'UNAUTHORIZED', httpStatus: 401 } } });
+  });
+
+  it('over /trpc, the 401 before the body is the one tRPC itself gives the call', async () => {
+    const payload = '{"id":1,"name":"Fern"}';
+    const ours = await testApp.app.inject({
+      method: 'POST',
+      url: '/trpc/createPlant',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
+    const trpcOwn = await fetchRequestHandler({
+      endpoint: '/trpc',
+      router: appRouter,
+      req: new Request('http://localhost/trpc/createPlant', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: payload,
+      }),
+      createContext: () => testApp.app.apiContext(undefined),
+    });
+    expect(ours.statusCode).toBe(trpcOwn.status);
+    expect(ours.json()).toStrictEqual(await trpcOwn.json());
+  });
+
+  it.each([
+    ['a procedure that does not exist', 'POST', '/trpc/createPot', 404],
+    ['a query sent as POST', 'POST', '/trpc/getPlant', 405],
+    ['a mutation sent with another method', 'DELETE', '/trpc/deletePlant', 405],
+  ])('over /trpc, %s gets its 404 or 405 before the token, as over REST', async (_case, method, url, status) => {
+    const response = await testApp.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: '{"id":1}' });
+    expect(response.statusCode).toBe(status);
   });
 
   it('over /trpc, a body that is not JSON is refused in words a client can act on', async () => {

@@ -91,7 +91,10 @@ describe('errors raised by Fastify answer the Error shape', () => {
     expect(nested.headers.allow).toBe('GET, HEAD, PATCH, DELETE');
     const docs = await testApp.app.inject({ method: 'POST', url: '/docs', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     expectErrorBody(docs, 405, 'POST is not allowed on /docs: it answers GET, HEAD');
-    // Swagger UI's own routes under /docs, and the probes, as their plugins declare them.
+    // A prefix's root route is served with a trailing slash too, though Fastify tells no hook of it.
+    const docsSlash = await testApp.app.inject({ method: 'POST', url: '/docs/', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    expectErrorBody(docsSlash, 405, 'POST is not allowed on /docs/: it answers GET, HEAD');
+    // Swagger UI's own routes under /docs, and the probes, as their plugins add them.
     const asset = await testApp.app.inject({ method: 'DELETE', url: '/docs/static/index.html' });
     expectErrorBody(asset, 405, 'DELETE is not allowed on /docs/static/index.html: it answers GET, HEAD');
     expectErrorBody(

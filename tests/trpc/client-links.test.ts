@@ -1,7 +1,7 @@
 // The client package's pieces against a listening app, through the real @trpc/client: ids come
 // back as one type, exact at any size; a rounded number is refused on the client in the service's
 // error shape; and an app's own links (httpBatchLink, loggerLink) keep ids exact with them.
-import { createTRPCClient, httpBatchLink, httpLink, loggerLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpBatchStreamLink, httpLink, loggerLink, TRPCClientError } from '@trpc/client';
 import { beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { createPlantStoreClient, exactIntegerFetch, int64Transformer, trpcUrl, type AppRouter } from '../../client/index.js';
 import { TEST_TOKEN, useListeningTestApp } from '../helpers/app.js';
@@ -142,5 +142,25 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
     await expect(client.getPlant.query({ id: BEYOND_2_53 })).resolves.toStrictEqual({ id: BEYOND_2_53, name: 'Monstera' });
     await expect(client.deletePlant.mutate({ id: BEYOND_2_53 })).resolves.toBeUndefined();
     await expect(client.listPlants.query({})).resolves.toStrictEqual([{ id: BEYOND_2_53 - 1n, name: 'Fern' }]);
+  });
+});
+
+describe('a batch sent without a valid token', () => {
+  it.each([
+    ['httpBatchLink', httpBatchLink],
+    ['httpBatchStreamLink', httpBatchStreamLink],
+  ] as const)('%s: every call of it rejects with UNAUTHORIZED, nothing stored', async (_name, link) => {
+    const client = createTRPCClient<AppRouter>({
+      links: [link({ url: trpcUrl(service.url), transformer: int64Transformer, fetch: exactIntegerFetch(fetch) })],
+    });
+    const failures = await Promise.all([
+      rejectionOf(client.createPlant.mutate({ id: 1, name: 'Fern' })),
+      rejectionOf(client.deletePlant.mutate({ id: 2 })),
+    ]);
+    for (const failure of failures) {
+      expect(failure).toBeInstanceOf(TRPCClientError);
+      expect((failure as TRPCClientError<AppRouter>).data).toMatchObject({ code: 'UNAUTHORIZED', httpStatus: 401 });
+    }
+    expect(await service.testApp.plants.countDocuments()).toBe(0);
   });
 });
