@@ -369,6 +369,13 @@ describe('a JWKS that does not answer when the service starts, then does', () =>
         code: transport === 'REST' ? undefined : 'SERVICE_UNAVAILABLE',
       });
     }
+    // Judged before the body, over REST and /trpc alike: a create whose body is not even JSON gets the same 503.
+    for (const path of ['/plants', '/trpc/createPlant']) {
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'text/plain' };
+      const response = await fetch(`${service.url}${path}`, { method: 'POST', headers, body: 'not JSON' });
+      expect(response.status).toBe(503);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
     expect((await callOperation(service.url, 'REST', 'listPlants', 0, STATIC_TOKEN)).status).toBe(200);
     expect(service.output()).toContain('the identity provider keys cannot be fetched');
 
