@@ -21,7 +21,8 @@ export async function registerCors(
   await app.register(cors, {
     origin: [...origins],
     methods: [...methods],
-    allowedHeaders: ['authorization', 'content-type', ...headers.allowed],
+    // `trpc-accept`: tRPC's streaming batch link asks for JSON lines with it.
+    allowedHeaders: ['authorization', 'content-type', 'trpc-accept', ...headers.allowed],
     exposedHeaders: ['x-request-id', 'www-authenticate', 'retry-after', 'link', 'allow', ...headers.exposed],
     maxAge: 600,
   });

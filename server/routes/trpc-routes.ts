@@ -56,7 +56,8 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         });
       });
       // Answers written by tRPC's transformer and JSON.stringify (its handler's fetch Response, or the fast path's text):
-      // sent as whole text, with the markers of a runtime without `JSON.rawJSON` written back.
+      // sent as whole text, with the markers of a runtime without `JSON.rawJSON` written back. A streamed batch (JSON
+      // lines) is sent whole too, so its framing is Fastify's: its length, not the stream's chunked encoding.
       trpc.addHook('onSend', (_request, reply, payload, done) => {
         if (!isJsonResponse(payload)) {
           done(null, typeof payload === 'string' ? unmarkJsonText(payload) : payload);
@@ -65,7 +66,10 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         payload.text().then(
           (text) => {
             reply.code(payload.status);
-            payload.headers.forEach((value, name) => void reply.header(name, value));
+            payload.headers.forEach((value, name) => {
+              if (name === 'vary') appendVary(reply, value);
+              else if (!FRAMING_HEADERS.has(name)) void reply.header(name, value);
+            });
             done(null, unmarkJsonText(text));
           },
           (error: unknown) => {
@@ -111,6 +115,15 @@ function singleCall(request: FastifyRequest): string | undefined {
 
 function isBatch(request: FastifyRequest): boolean {
   return (request.query as Record<string, unknown>).batch === '1';
+}
+
+/** How the Response would have been framed as a stream: the whole text Fastify sends is framed by its length. */
+const FRAMING_HEADERS = new Set(['transfer-encoding', 'content-length', 'connection']);
+
+/** tRPC's `Vary` beside the app's own (CORS varies by `Origin`), so that no cache serves one origin's answer to another. */
+function appendVary(reply: FastifyReply, value: string): void {
+  const current = reply.getHeader('vary');
+  void reply.header('vary', current === undefined ? value : `${String(current)}, ${value}`);
 }
 
 /** A whole JSON answer as a fetch Response; streamed answers (JSON lines, events) are left to stream. */

@@ -50,6 +50,26 @@ describe('CORS', () => {
     expect(String(created.headers['access-control-expose-headers']).split(/, */)).toContain('etag');
   });
 
+  it("lets a browser use tRPC's links: the streaming one's header allowed, and every answer varying by Origin", async () => {
+    const streamPreflight = await testApp.app.inject({
+      method: 'OPTIONS',
+      url: '/trpc/getPlant?batch=1',
+      headers: { origin: ALLOWED, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, trpc-accept' },
+    });
+    expect(streamPreflight.statusCode).toBe(204);
+    expect(String(streamPreflight.headers['access-control-allow-headers']).toLowerCase().split(/, */)).toContain('trpc-accept');
+    for (const headers of [{}, { 'trpc-accept': 'application/jsonl' }]) {
+      const answer = await testApp.app.inject({
+        method: 'GET',
+        url: `/trpc/listPlants?batch=1&input=${encodeURIComponent('{"0":{}}')}`,
+        headers: { ...authHeaders(), origin: ALLOWED, ...headers },
+      });
+      expect(answer.statusCode).toBe(200);
+      expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
+      expect(String(answer.headers.vary).toLowerCase().split(/, */)).toContain('origin');
+    }
+  });
+
   it('lets a listed origin read the answer of the real request', async () => {
     const response = await postPlant(testApp.app, { id: 1, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
     expect(response.statusCode).toBe(200);

@@ -145,6 +145,25 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
   });
 });
 
+describe('httpBatchStreamLink', () => {
+  it('answers a batch of a create, a get and a list, every id exact', async () => {
+    const client = createTRPCClient<AppRouter>({
+      links: [
+        httpBatchStreamLink({
+          url: trpcUrl(service.url),
+          headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          transformer: int64Transformer,
+          fetch: exactIntegerFetch(fetch),
+        }),
+      ],
+    });
+    await client.createPlant.mutate({ id: BEYOND_2_53, name: 'Monstera' });
+    const [plant, page] = await Promise.all([client.getPlant.query({ id: BEYOND_2_53 }), client.listPlants.query({})]);
+    expect(plant).toStrictEqual({ id: BEYOND_2_53, name: 'Monstera' });
+    expect(page).toStrictEqual([{ id: BEYOND_2_53, name: 'Monstera' }]);
+  });
+});
+
 describe('a batch sent without a valid token', () => {
   it.each([
     ['httpBatchLink', httpBatchLink],
