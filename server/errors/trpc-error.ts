@@ -5,14 +5,19 @@ import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import type { FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
-import { isUnexpected, toRestError, type RequestInfo } from './rest-error.js';
+import { isUnexpected, toRestError, type MethodsAt, type RequestInfo } from './rest-error.js';
 
 /**
  * Failures before tRPC runs become TRPCErrors with REST's status and words, so the router's own formatter shapes them;
  * the failure of one call names its procedure, as tRPC's own does.
  */
-export function toTrpcErrorEnvelope(router: AppRouter, error: unknown, request: RequestInfo, path?: string) {
-  const { statusCode, body, headers } = toRestError(error, request);
+export function toTrpcErrorEnvelope(
+  router: AppRouter,
+  error: unknown,
+  request: RequestInfo,
+  { path, methodsAt }: { path?: string | undefined; methodsAt?: MethodsAt } = {},
+) {
+  const { statusCode, body, headers } = toRestError(error, request, methodsAt);
   const code = HTTP_STATUS_TRPC_ERROR_CODE[statusCode] ?? (statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
   const trpcError = new TRPCError({ code, message: body.message, cause: error });
   return { statusCode, headers, body: trpcErrorBody(router, trpcError, path) };

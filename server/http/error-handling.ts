@@ -2,40 +2,59 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError } from '../../routers/auth.js';
 import { StoreUnavailableError } from '../../routers/plant-store.js';
-import { notFound, toRestError, type MethodsAt, type RestError } from '../errors/rest-error.js';
+import { NoRouteError, toRestError, type MethodsAt } from '../errors/rest-error.js';
 import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { ShuttingDownError } from './graceful-close.js';
 
-/** Every REST failure answers `{ error, message }`; unexpected ones are logged and answered generically, never with a stack. */
-export function registerErrorHandling(app: FastifyInstance, methodsAt: MethodsAt) {
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const restError = toRestError(error, request, methodsAt);
-    if (restError.statusCode >= 500) noteFailureCause(request, error);
-    // A 503 is expected while the database or the identity provider's keys are away (each logs why, once per outage) or
-    // the service shuts down (logged once as it starts); any other gets one warning line, no stack.
-    if (restError.statusCode === 503) {
-      if (!(error.cause instanceof StoreUnavailableError || error.cause instanceof AuthError || error.cause instanceof ShuttingDownError))
-        request.log.warn({ reason: error.message }, 'request refused: service unavailable');
-    } else if (restError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return sendRestError(reply, restError);
-  });
-  app.setNotFoundHandler(async (request, reply) => sendRestError(reply, notFound(request, methodsAt(request.url))));
+export interface TrpcEndpoint {
+  prefix: string;
+  router: AppRouter;
 }
 
-/** A URL the router cannot read (`/plants/%ff`) fails before any hook, so it is shaped here: REST body or tRPC envelope. */
-export function frameworkErrorHandler(trpc: { prefix: string; router: AppRouter }) {
+/**
+ * Every failure answers in the shape its URL's clients read: tRPC's envelope under /trpc, `{ error, message }` elsewhere.
+ * Unexpected ones are logged and answered generically, never with a stack.
+ */
+export function registerErrorHandling(app: FastifyInstance, trpc: TrpcEndpoint, methodsAt: MethodsAt) {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    answerFailure(trpc, error, request, reply, methodsAt);
+  });
+  // A /trpc path takes GET and POST: another method may reach the REST catch-all, whose refusal is answered as tRPC's.
+  app.setNotFoundHandler(async (request, reply) => {
+    answerFailure(trpc, new NoRouteError(), request, reply, methodsAt);
+  });
+}
+
+/** A URL the router cannot read (`/plants/%ff`) fails before any hook, so it is shaped here too. */
+export function frameworkErrorHandler(trpc: TrpcEndpoint) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     void reply.header('x-request-id', request.id);
-    if (!request.url.startsWith(`${trpc.prefix}/`)) {
-      void sendRestError(reply, toRestError(error, request));
-      return;
-    }
-    const { statusCode, headers, body } = toTrpcErrorEnvelope(trpc.router, error, request);
-    void reply.code(statusCode).headers(headers).send(body);
+    answerFailure(trpc, error, request, reply);
   };
 }
 
-function sendRestError(reply: FastifyReply, { statusCode, body, headers }: RestError) {
-  return reply.code(statusCode).headers(headers).type('application/json; charset=utf-8').send(body);
+function answerFailure(trpc: TrpcEndpoint, error: unknown, request: FastifyRequest, reply: FastifyReply, methodsAt?: MethodsAt): void {
+  const { statusCode, headers, body } = request.url.startsWith(`${trpc.prefix}/`)
+    ? toTrpcErrorEnvelope(trpc.router, error, request, { methodsAt })
+    : toRestError(error, request, methodsAt);
+  logFailure(request, error, statusCode);
+  void reply.code(statusCode).headers(headers).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * A 5xx's cause goes into the request's log line. A 503 is expected while the database or the identity provider's keys
+ * are away (each logs why, once per outage) or the service shuts down (logged once as it starts); any other gets one
+ * warning line, no stack. Any other 5xx is logged at error level.
+ */
+export function logFailure(request: FastifyRequest, error: unknown, statusCode: number): void {
+  if (statusCode < 500) return;
+  noteFailureCause(request, error);
+  if (statusCode !== 503) request.log.error({ err: error }, 'request failed');
+  else if (!(error instanceof Error && isExpectedOutage(error.cause)))
+    request.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'request refused: service unavailable');
+}
+
+function isExpectedOutage(cause: unknown): boolean {
+  return cause instanceof StoreUnavailableError || cause instanceof AuthError || cause instanceof ShuttingDownError;
 }

@@ -9,6 +9,7 @@ import { registerErrorHandling } from '../http/error-handling.js';
 import { registerJsonEdge } from '../http/int64-edge.js';
 import { registerRequestHooks } from '../http/request-hooks.js';
 import { RouteMethods } from '../http/route-methods.js';
+import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +31,7 @@ export const httpPlugin = fp<HttpOptions>(
   async (app, { corsOrigins, http }) => {
     const routeMethods = new RouteMethods();
     app.decorate('routeMethods', routeMethods);
-    registerErrorHandling(app, (url) => routeMethods.at(url));
+    registerErrorHandling(app, { prefix: TRPC_PREFIX, router: appRouter }, (url) => routeMethods.at(url));
     registerJsonEdge(app);
     registerRequestHooks(app, http);
     limitConnections(app, http);

@@ -1,14 +1,13 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { procedureEntries } from '@plant-store/fast-path';
 import { TRPCError } from '@trpc/server';
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError } from '../../routers/auth.js';
 import { errorHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
-import { noteFailureCause } from '../logs/failure-cause.js';
+import { logFailure } from '../http/error-handling.js';
 import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { GetOfHead } from './get-of-head.js';
@@ -36,16 +35,15 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         // A token refused before the body is the call's refusal. A batch's is one envelope: every tRPC link reads it as
         // each call's, and the streaming one reads nothing else from an answer that is not 200.
         const path = error instanceof TRPCError && error.cause instanceof AuthError ? singleCall(request) : undefined;
-        const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request, path);
-        if (statusCode >= 500) noteFailureCause(request, error);
+        const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request, { path });
+        logFailure(request, error, statusCode);
         return reply.code(statusCode).headers(headers).send(body);
       });
-      // Mutations only: a query's input is in its URL, and a call of no mutation gets tRPC's own 404 or 405 first, as a
-      // REST path no operation serves does.
-      const mutations = new Set(procedureEntries(router).flatMap(({ path, type }) => (type === 'mutation' ? [path] : [])));
-      const callsMutations = (request: FastifyRequest) =>
-        request.method === 'POST' && callsOf(request).every((path) => mutations.has(path));
-      trpc.addHook('preParsing', judgeTokenBeforeBody(createContext, callsMutations));
+      // A POST's body (its calls' input) is read only once the token admits the caller; a query's input is in its URL.
+      trpc.addHook(
+        'preParsing',
+        judgeTokenBeforeBody(createContext, (request) => request.method === 'POST'),
+      );
       // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
       // before tRPC runs, in the service's words: no procedure takes text or FormData.
       trpc.removeContentTypeParser(['application/json', 'text/plain']);
@@ -93,19 +91,17 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
             logUnexpectedTrpcError({ error, req });
           },
         });
-      trpc.all<{ Params: { path: string } }>('/:path', (req, res) => {
-        const { path } = req.params;
-        return serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);
+      trpc.route<{ Params: { path: string } }>({
+        method: ['GET', 'POST'],
+        url: '/:path',
+        handler: (req, res) => {
+          const { path } = req.params;
+          return serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);
+        },
       });
     },
     { prefix: TRPC_PREFIX },
   );
-}
-
-/** The procedures a request calls: a batch names several, comma-separated. */
-function callsOf(request: FastifyRequest): string[] {
-  const { path = '' } = request.params as { path?: string };
-  return isBatch(request) ? path.split(',') : [path];
 }
 
 /** The procedure of a request that is not a batch. */

@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../../routers/app.js';
-import { OTHER_TOKEN, postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
+import { authHeaders, OTHER_TOKEN, postPlant, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { captureLogs } from '../helpers/log-capture.js';
 
 const logs = captureLogs();
@@ -145,13 +145,35 @@ describe('bearer authentication on POST /plants', () => {
   });
 
   it.each([
-    ['a procedure that does not exist', 'POST', '/trpc/createPot', 404],
-    ['a query sent as POST', 'POST', '/trpc/getPlant', 405],
-    ['a mutation sent with another method', 'DELETE', '/trpc/deletePlant', 405],
-  ])('over /trpc, %s gets its 404 or 405 before the token, as over REST', async (_case, method, url, status) => {
-    const response = await testApp.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: '{"id":1}' });
-    expect(response.statusCode).toBe(status);
+    ['a procedure that does not exist', '/trpc/createPot', 404],
+    ['a query', '/trpc/getPlant', 405],
+  ])('over /trpc, a POST of %s gets the 401 without a token, its 404 or 405 with one', async (_case, url, status) => {
+    const headers = { 'content-type': 'text/plain' };
+    const refused = await testApp.app.inject({ method: 'POST', url, headers, payload: 'x'.repeat(20_000) });
+    expect(refused.statusCode).toBe(401);
+    const judged = await testApp.app.inject({ method: 'POST', url, headers: { ...headers, ...authHeaders() }, payload: '{"id":1}' });
+    expect(judged.statusCode).toBe(status);
   });
+
+  it.each(['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND'])(
+    'over /trpc, %s gets a 405 in the tRPC envelope before its token or body is judged',
+    async (method) => {
+      const response = await testApp.app.inject({
+        method,
+        url: '/trpc/createPlant',
+        headers: { 'content-type': 'text/plain' },
+        payload: 'x',
+      });
+      expect(response.statusCode).toBe(405);
+      expect(response.headers.allow).toBe('GET, HEAD, POST');
+      expect(response.json()).toMatchObject({
+        error: {
+          message: `${method} is not allowed on /trpc/createPlant: it answers GET, HEAD, POST`,
+          data: { code: 'METHOD_NOT_SUPPORTED', httpStatus: 405 },
+        },
+      });
+    },
+  );
 
   it('over /trpc, a body that is not JSON is refused in words a client can act on', async () => {
     const response = await testApp.app.inject({
