@@ -12,6 +12,8 @@ export interface Context {
   conditions?: RequestConditions | undefined;
   /** The tag of the plant the call answered: the `ETag` header over HTTP; in process, read here. */
   entityTag?: string;
+  /** Over HTTP, the request's id: an unexpected failure's message names it, as its log line does. */
+  requestId?: string | undefined;
 }
 
 export interface RequestConditions {
@@ -29,10 +31,11 @@ export interface ContextDeps {
 
 /** Synchronous: a token that needs verifying leaves a promise that only the protected middleware waits for. */
 export function createContextFactory({ store, verifyToken }: ContextDeps) {
-  return (authorization: string | undefined, conditions?: RequestConditions): Context => ({
+  return (authorization: string | undefined, conditions?: RequestConditions, requestId?: string): Context => ({
     store,
     auth: verifyToken(authorization),
     principal: undefined,
     conditions,
+    requestId,
   });
 }

@@ -1,9 +1,9 @@
 import type { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 
-/** Unexpected errors say nothing of their internals: those go to the log. */
-export function publicMessage(error: TRPCError): string {
-  if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
+/** Unexpected errors say nothing of their internals: those go to the log, under the request id named here. */
+export function publicMessage(error: TRPCError, requestId?: string): string {
+  if (error.code === 'INTERNAL_SERVER_ERROR') return internalErrorMessage(requestId);
   if (error.cause instanceof z.ZodError) return describeIssues(error.cause.issues);
   return error.message;
 }
@@ -11,4 +11,8 @@ export function publicMessage(error: TRPCError): string {
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   // A value can fail two checks that say the same thing (say, the int and the max of an id).
   return [...new Set(issues.map((failure) => failure.message))].join('; ');
+}
+
+export function internalErrorMessage(requestId: string | undefined): string {
+  return requestId === undefined ? 'Internal server error' : `Internal server error (request id ${requestId})`;
 }

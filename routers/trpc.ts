@@ -15,7 +15,7 @@ const trpc = initTRPC
     isDev: false,
     // int64 beyond 2^53 crosses /trpc exactly; JSON clients are unaffected.
     transformer: int64Json.transformer,
-    errorFormatter: ({ shape, error }) => ({ ...shape, message: publicMessage(error) }),
+    errorFormatter: ({ shape, error, ctx }) => ({ ...shape, message: publicMessage(error, ctx?.requestId) }),
   });
 
 export const router = trpc.router;

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { AuthError } from '../../routers/auth.js';
-import { publicMessage } from '../../routers/error-messages.js';
+import { internalErrorMessage, publicMessage } from '../../routers/error-messages.js';
 import { ChangeQueueFullError } from '../../routers/plant-store.js';
 import type { ErrorBody } from '../../schemas/error.js';
 import { refusalHeaders } from '../auth/challenge.js';
@@ -76,7 +76,7 @@ function fromTRPCError(error: TRPCError, request: RequestInfo, methodsAt: Method
 }
 
 function internalError(request: RequestInfo): RestError {
-  return restError(500, `Internal server error (request id ${request.id})`);
+  return restError(500, internalErrorMessage(request.id));
 }
 
 function restError(statusCode: number, message: string, headers: Record<string, string> = {}): RestError {

@@ -4,6 +4,7 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import type { FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
+import type { Context } from '../../routers/context.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { isUnexpected, toRestError, type MethodsAt, type RequestInfo } from './rest-error.js';
 
@@ -20,7 +21,9 @@ export function toTrpcErrorEnvelope(
   const { statusCode, body, headers } = toRestError(error, request, methodsAt);
   const code = HTTP_STATUS_TRPC_ERROR_CODE[statusCode] ?? (statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
   const trpcError = new TRPCError({ code, message: body.message, cause: error });
-  return { statusCode, headers, body: trpcErrorBody(router, trpcError, path) };
+  // What the router's formatter reads of a context, before tRPC made one: the request id a 500's message names.
+  const ctx: Pick<Context, 'requestId'> = { requestId: request.id };
+  return { statusCode, headers, body: trpcErrorBody(router, trpcError, path, ctx) };
 }
 
 /** The cause of any 5xx (a 503 from the database too) goes into the request's log line. */

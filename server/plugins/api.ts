@@ -40,7 +40,7 @@ export const apiPlugin = fp<ApiOptions>(
     app.decorateRequest('apiContext', undefined);
     // Once per request: REST makes it before reading the body, to judge the token.
     const createContext = (request: FastifyRequest): Context =>
-      (request.apiContext ??= contextOf(request.headers.authorization, conditionsOf(request)));
+      (request.apiContext ??= contextOf(request.headers.authorization, conditionsOf(request), request.id));
     // The one place that chooses: the fast path when asked for and its versions match, else the stock adapters.
     const fastPath = options.fastPath ? createApiFastPath(appRouter, createContext, app.log) : undefined;
     const api = { router: appRouter, createContext, serving: fastPath ?? stockServing(appRouter, createContext) };

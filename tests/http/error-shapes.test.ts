@@ -122,6 +122,18 @@ describe('errors the service did not expect', () => {
       expect(response.body).not.toContain('disk on fire');
       expect(logs.text()).toContain('disk on fire');
       expect(logs.text()).toContain(requestId);
+      // Over /trpc alike, in tRPC's envelope.
+      const call = await failing.app.inject({
+        method: 'POST',
+        url: '/trpc/createPlant',
+        headers: authHeaders(),
+        payload: '{"id":2,"name":"x"}',
+      });
+      const callId = String(call.headers['x-request-id']);
+      expect(call.statusCode).toBe(500);
+      expect(call.json()).toMatchObject({ error: { message: `Internal server error (request id ${callId})` } });
+      expect(call.body).not.toContain('disk on fire');
+      expect(logs.text()).toContain(callId);
     } finally {
       await failing.close();
     }

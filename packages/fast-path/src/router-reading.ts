@@ -23,9 +23,12 @@ export function procedureEntries<TMeta>(router: AnyTRPCRouter): ProcedureEntry<T
   }));
 }
 
-/** tRPC's error body for `error`, through the router's own error formatter and transformer; a call's names its path. */
-export function trpcErrorBody(router: AnyTRPCRouter, error: TRPCError, path?: string): unknown {
+/**
+ * tRPC's error body for `error`, through the router's own error formatter and transformer; a call's names its path. The
+ * formatter is given what is known of the context, if anything, before tRPC made one.
+ */
+export function trpcErrorBody(router: AnyTRPCRouter, error: TRPCError, path?: string, ctx?: object): unknown {
   const config = router._def._config as TRPCRootConfig<RootTypes>;
-  const shape = getTRPCErrorShape({ config, error, type: 'unknown', path, input: undefined, ctx: undefined });
+  const shape = getTRPCErrorShape({ config, error, type: 'unknown', path, input: undefined, ctx });
   return transformTRPCResponse(config, { error: shape });
 }
