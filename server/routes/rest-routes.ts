@@ -1,5 +1,5 @@
 import type { RestOperation } from '@plant-store/fast-path';
-import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { NoRouteError } from '../errors/rest-error.js';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
@@ -51,9 +51,15 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
       done(request.url.includes('?') ? queryError(request, operationOf(request)) : undefined);
     };
     rest.addHook('preParsing', judgeTokenBeforeBody(createContext));
+    const noRoute = (request: FastifyRequest) => (operationOf(request) ? undefined : new NoRouteError());
     const checkOperation: onRequestHookHandler = (request, _reply, done) => {
-      done(operationOf(request) ? undefined : new NoRouteError());
+      done(noRoute(request));
     };
-    await serving.registerRestRoutes(rest, { preHandlers, catchAllOnRequest: checkOperation });
+    // Fastify's route for `/plants/:id` also takes `/plants/`, which is not its operation's: judged as on the catch-all.
+    const checkEmptyParameters: onRequestHookHandler = (request, _reply, done) => {
+      done(Object.values(request.params as Record<string, string>).includes('') ? noRoute(request) : undefined);
+    };
+    const onRequests = (operation: RestOperation) => (operation.path.includes('{') ? [checkEmptyParameters] : []);
+    await serving.registerRestRoutes(rest, { preHandlers, onRequests, catchAllOnRequest: checkOperation });
   });
 }

@@ -153,6 +153,15 @@ const cases: [string, InjectOptions][] = [
   ['a list by tag, paged', get('/plants?tag=&limit=1')],
   ['a list by two tags', get('/plants?tag=a&tag=b')],
   ['a list by a tag too long', get(`/plants?tag=${'x'.repeat(101)}`)],
+  // An empty id: the path of no operation, though a route with an id parameter would take it.
+  ['a delete of no id, without a token', { method: 'DELETE', url: '/plants/' }],
+  ['a delete of no id', del('/plants/')],
+  [
+    'a patch of no id as text, without a token',
+    { method: 'PATCH', url: '/plants/', headers: { 'content-type': 'text/plain' }, payload: 'x' },
+  ],
+  ['a patch of no id', patch('/plants/', '{"name":"x"}')],
+  ['a get of no id', get('/plants/')],
 ];
 
 /** What a client reads of an answer; the request id, different on each app, is replaced by a mark. */

@@ -20,6 +20,8 @@ type ShimResponse = OpenApiResponse & NodeHTTPResponse;
 export interface RestRouteHooks {
   /** The preHandler hooks of an operation's own route; of the catch-all, which may serve any operation, given none. */
   preHandlers?: (operation: RestOperation | undefined) => preHandlerHookHandler[];
+  /** The onRequest hooks of an operation's own route. */
+  onRequests?: (operation: RestOperation) => onRequestHookHandler[];
   catchAllOnRequest?: onRequestHookHandler;
 }
 
@@ -50,12 +52,13 @@ export function registerFastRestRoutes<TContext>(
     return reply;
   };
   const directCallOf = createRestDirectCall({ createContext, onError, responseMeta }, operations);
-  const { preHandlers = () => [], catchAllOnRequest } = hooks;
+  const { preHandlers = () => [], onRequests = () => [], catchAllOnRequest } = hooks;
   for (const operation of operations) {
     rest.route({
       method: operation.method,
       url: operation.fastifyPath,
       handler: directCallOf(operation, handler),
+      onRequest: onRequests(operation),
       preHandler: preHandlers(operation),
     });
   }
