@@ -45,9 +45,10 @@ export const listPlants = protectedProcedure
       },
     }),
   )
-  .input(ListPlantsInputSchema)
+  // Optional, as over REST: `listPlants()` lists the first page.
+  .input(ListPlantsInputSchema.optional())
   .output(z.array(StoredPlantSchema))
-  .query(async ({ input, ctx }) => {
+  .query(async ({ input = {}, ctx }) => {
     const limit = input.limit ?? DEFAULT_LIST_LIMIT;
     const { plants, more } = await ctx.store.list({ limit, after: input.after, tag: input.tag });
     const last = plants.at(-1);

@@ -83,6 +83,11 @@ describe('the typed client', () => {
     await expect(client().listPlants.query({ after: 9007199254740993n })).resolves.toEqual([{ id: BIG, name: `plant ${BIG}` }]);
   });
 
+  it('lists the first page with no input at all, as GET /plants does', async () => {
+    const page = await client().listPlants.query();
+    expect(page.map(({ id }) => id)).toStrictEqual([1n, 2n, 3n, 9007199254740993n, BIG]);
+  });
+
   it('gets and deletes by a bigint id', async () => {
     await expect(client().getPlant.query({ id: BIG })).resolves.toEqual({ id: BIG, name: `plant ${BIG}` });
     await expect(client().deletePlant.mutate({ id: BIG })).resolves.toBeUndefined();
