@@ -1,6 +1,6 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { TRPCError } from '@trpc/server';
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError } from '../../routers/auth.js';
@@ -15,6 +15,8 @@ import { entityTagHeaders } from './rest-answers.js';
 import { judgeTokenBeforeBody } from './token-first.js';
 
 export const TRPC_PREFIX = '/trpc';
+
+const { FST_ERR_CTP_INVALID_MEDIA_TYPE: FastifyUnsupportedMediaType } = errorCodes;
 
 /** tRPC's request handler, mounted here rather than by its plugin, which would install a lenient body parser. */
 export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, serving }: ApiRoutesOptions) {
@@ -47,6 +49,10 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
       // before tRPC runs, in the service's words: no procedure takes text or FormData.
       trpc.removeContentTypeParser(['application/json', 'text/plain']);
+      // A POST with no body and no Content-Type, which tRPC refuses in a body it labels text/plain.
+      trpc.addHook('preHandler', (request, _reply, done) => {
+        done(request.method === 'POST' && request.headers['content-type'] === undefined ? new FastifyUnsupportedMediaType() : undefined);
+      });
       trpc.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
         readBodyText(request, payload, (error, body = '') => {
           if (error) done(error);

@@ -175,14 +175,18 @@ describe('bearer authentication on POST /plants', () => {
     },
   );
 
-  it('over /trpc, a body that is not JSON is refused in words a client can act on', async () => {
+  it.each([
+    ['a body that is not JSON', { 'content-type': 'text/plain' }, '{"id":1,"name":"x"}'],
+    ['no body and no Content-Type', {}, undefined],
+  ])('over /trpc, %s is refused in words a client can act on, labelled JSON', async (_case, headers, payload) => {
     const response = await testApp.app.inject({
       method: 'POST',
       url: '/trpc/createPlant',
-      headers: { 'content-type': 'text/plain', authorization: `Bearer ${TEST_TOKEN}` },
-      payload: '{"id":1,"name":"x"}',
+      headers: { ...headers, authorization: `Bearer ${TEST_TOKEN}` },
+      payload,
     });
     expect(response.statusCode).toBe(415);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.json()).toMatchObject({
       error: { message: 'the body must be JSON: send it with Content-Type: application/json', data: { code: 'UNSUPPORTED_MEDIA_TYPE' } },
     });
