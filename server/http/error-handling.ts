@@ -1,3 +1,4 @@
+import { TRPCError } from '@trpc/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError } from '../../routers/auth.js';
@@ -36,10 +37,19 @@ export function frameworkErrorHandler(trpc: TrpcEndpoint) {
 
 function answerFailure(trpc: TrpcEndpoint, error: unknown, request: FastifyRequest, reply: FastifyReply, methodsAt?: MethodsAt): void {
   const { statusCode, headers, body } = request.url.startsWith(`${trpc.prefix}/`)
-    ? toTrpcErrorEnvelope(trpc.router, error, request, { methodsAt })
+    ? toTrpcErrorEnvelope(trpc.router, error, request, { methodsAt, path: refusedCallPath(error, request) })
     : toRestError(error, request, methodsAt);
   logFailure(request, error, statusCode);
   void reply.code(statusCode).headers(headers).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * A token refused before a /trpc call's body is that call's refusal, naming its procedure as tRPC does. A batch's is one
+ * envelope: every tRPC link reads it as each call's, and the streaming one reads nothing else from an answer not 200.
+ */
+function refusedCallPath(error: unknown, request: FastifyRequest): string | undefined {
+  if (!(error instanceof TRPCError && error.cause instanceof AuthError)) return undefined;
+  return (request.query as Record<string, unknown>).batch === '1' ? undefined : (request.params as { path?: string }).path;
 }
 
 /**
@@ -47,7 +57,7 @@ function answerFailure(trpc: TrpcEndpoint, error: unknown, request: FastifyReque
  * are away (each logs why, once per outage) or the service shuts down (logged once as it starts); any other gets one
  * warning line, no stack. Any other 5xx is logged at error level.
  */
-export function logFailure(request: FastifyRequest, error: unknown, statusCode: number): void {
+function logFailure(request: FastifyRequest, error: unknown, statusCode: number): void {
   if (statusCode < 500) return;
   noteFailureCause(request, error);
   if (statusCode !== 503) request.log.error({ err: error }, 'request failed');

@@ -1,13 +1,10 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { TRPCError } from '@trpc/server';
 import type { AppRouter } from '../../routers/app.js';
-import { AuthError } from '../../routers/auth.js';
 import { errorHeaders } from '../errors/rest-error.js';
-import { logUnexpectedTrpcError, toTrpcErrorEnvelope } from '../errors/trpc-error.js';
+import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
-import { logFailure } from '../http/error-handling.js';
 import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { GetOfHead } from './get-of-head.js';
@@ -32,15 +29,6 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
 
   await app.register(
     async (trpc) => {
-      // Failures before tRPC runs still answer in tRPC's envelope, so tRPC clients can read them.
-      trpc.setErrorHandler(async (error, request, reply) => {
-        // A token refused before the body is the call's refusal. A batch's is one envelope: every tRPC link reads it as
-        // each call's, and the streaming one reads nothing else from an answer that is not 200.
-        const path = error instanceof TRPCError && error.cause instanceof AuthError ? singleCall(request) : undefined;
-        const { statusCode, headers, body } = toTrpcErrorEnvelope(router, error, request, { path });
-        logFailure(request, error, statusCode);
-        return reply.code(statusCode).headers(headers).send(body);
-      });
       // A POST's body (its calls' input) is read only once the token admits the caller; a query's input is in its URL.
       trpc.addHook(
         'preParsing',
@@ -49,7 +37,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
       // before tRPC runs, in the service's words: no procedure takes text or FormData.
       trpc.removeContentTypeParser(['application/json', 'text/plain']);
-      // A POST with no body and no Content-Type, which tRPC refuses in a body it labels text/plain.
+      // A POST with no Content-Type is refused here, as JSON: tRPC's own refusal comes labelled text/plain.
       trpc.addHook('preHandler', (request, _reply, done) => {
         done(request.method === 'POST' && request.headers['content-type'] === undefined ? new FastifyUnsupportedMediaType() : undefined);
       });
@@ -108,15 +96,6 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     },
     { prefix: TRPC_PREFIX },
   );
-}
-
-/** The procedure of a request that is not a batch. */
-function singleCall(request: FastifyRequest): string | undefined {
-  return isBatch(request) ? undefined : (request.params as { path?: string }).path;
-}
-
-function isBatch(request: FastifyRequest): boolean {
-  return (request.query as Record<string, unknown>).batch === '1';
 }
 
 /** How the Response would have been framed as a stream: the whole text Fastify sends is framed by its length. */
