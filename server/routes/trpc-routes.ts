@@ -107,7 +107,7 @@ function appendVary(reply: FastifyReply, value: string): void {
   void reply.header('vary', current === undefined ? value : `${String(current)}, ${value}`);
 }
 
-/** A whole JSON answer as a fetch Response; streamed answers (JSON lines, events) are left to stream. */
+/** A JSON answer as a fetch Response, a streamed batch's JSON lines included; an event stream is left to stream. */
 function isJsonResponse(payload: unknown): payload is Response {
   return payload instanceof Response && payload.headers.get('content-type')?.startsWith('application/json') === true;
 }
