@@ -47,7 +47,7 @@ export function toRestError(error: unknown, request: RequestInfo, methodsAt?: Me
 }
 
 /** A HEAD is worded as the GET it stands for, so that both answers have the same length. */
-export function notFound(request: Pick<RequestInfo, 'method' | 'url'>, allowed: readonly string[] = []): RestError {
+function notFound(request: Pick<RequestInfo, 'method' | 'url'>, allowed: readonly string[] = []): RestError {
   const method = answeredMethod(request.method);
   if (allowed.length === 0 || allowed.includes(method)) return restError(404, `no route for ${method} ${request.url}`);
   const allow = allowed.join(', ');

@@ -145,18 +145,16 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
   });
 });
 
+/** A client through one of tRPC's batch links, as an app composes it with the client package's pieces. */
+function batchingClient(link: typeof httpBatchLink | typeof httpBatchStreamLink, headers: Record<string, string> = {}) {
+  return createTRPCClient<AppRouter>({
+    links: [link({ url: trpcUrl(service.url), headers, transformer: int64Transformer, fetch: exactIntegerFetch(fetch) })],
+  });
+}
+
 describe('httpBatchStreamLink', () => {
   it('answers a batch of a create, a get and a list, every id exact', async () => {
-    const client = createTRPCClient<AppRouter>({
-      links: [
-        httpBatchStreamLink({
-          url: trpcUrl(service.url),
-          headers: { authorization: `Bearer ${TEST_TOKEN}` },
-          transformer: int64Transformer,
-          fetch: exactIntegerFetch(fetch),
-        }),
-      ],
-    });
+    const client = batchingClient(httpBatchStreamLink, { authorization: `Bearer ${TEST_TOKEN}` });
     await client.createPlant.mutate({ id: BEYOND_2_53, name: 'Monstera' });
     const [plant, page] = await Promise.all([client.getPlant.query({ id: BEYOND_2_53 }), client.listPlants.query({})]);
     expect(plant).toStrictEqual({ id: BEYOND_2_53, name: 'Monstera' });
@@ -169,9 +167,7 @@ describe('a batch sent without a valid token', () => {
     ['httpBatchLink', httpBatchLink],
     ['httpBatchStreamLink', httpBatchStreamLink],
   ] as const)('%s: every call of it rejects with UNAUTHORIZED, nothing stored', async (_name, link) => {
-    const client = createTRPCClient<AppRouter>({
-      links: [link({ url: trpcUrl(service.url), transformer: int64Transformer, fetch: exactIntegerFetch(fetch) })],
-    });
+    const client = batchingClient(link);
     const failures = await Promise.all([
       rejectionOf(client.createPlant.mutate({ id: 1, name: 'Fern' })),
       rejectionOf(client.deletePlant.mutate({ id: 2 })),
