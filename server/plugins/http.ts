@@ -6,6 +6,7 @@ import { refuseUnknownExpectations } from '../http/client-errors.js';
 import { limitConnections } from '../http/connection-limits.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
+import { holdContinue } from '../http/expect-continue.js';
 import { registerJsonEdge } from '../http/int64-edge.js';
 import { registerRequestHooks } from '../http/request-hooks.js';
 import { RouteMethods } from '../http/route-methods.js';
@@ -36,6 +37,7 @@ export const httpPlugin = fp<HttpOptions>(
     registerRequestHooks(app, http);
     limitConnections(app, http);
     refuseUnknownExpectations(app);
+    holdContinue(app);
     await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
     // After CORS: its OPTIONS route answers preflights on every path, so it is no path's own method.
     routeMethods.recordRoutes(app);

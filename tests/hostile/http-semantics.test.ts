@@ -2,9 +2,10 @@
 // targets, percent-escapes, media types and content codings, HEAD, methods a path does not
 // serve, empty query parameters, CORS preflights, pipelining, and the failed-auth limit.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RawResponse } from '../helpers/http-responses.js';
 import { HOSTILE_TOKEN, rawRequest, useHostileService, type HostileService } from '../helpers/hostile-service.js';
+import { openRawSocket, postHead } from '../helpers/raw-socket.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
 const ORIGIN = 'https://garden.example';
@@ -85,6 +86,45 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       const refused = await service.exchange(rawRequest('GET', path, { ...bearer, expect: 'teapot' }));
       expectErrorBody(refused, 417, 'the Expect header asks for what this service does not do: only 100-continue is understood');
     }
+    await service.checkAfterBatch(stored);
+    expectNoErrorLogged(service);
+  });
+
+  it('Expect: 100-continue: the 100 comes only once the body will be read, never before a refusal', async () => {
+    const FIRST_LINE = /^HTTP\/1\.1 (\d{3}) /;
+    /** The service's first answer to a head sent alone, then what follows the body once sent. */
+    const sendAwaiting = async (path: string, headers: Record<string, string>, body: string, length = Buffer.byteLength(body)) => {
+      const socket = await openRawSocket(service.url);
+      socket.write(postHead(path, length, { ...headers, expect: '100-continue' }));
+      await vi.waitFor(
+        () => {
+          expect(socket.received()).toContain('\r\n\r\n');
+        },
+        { timeout: 5_000, interval: 10 },
+      );
+      const first = Number(FIRST_LINE.exec(socket.received())?.[1]);
+      if (first === 100) socket.write(body);
+      else socket.socket.end();
+      const { data } = await socket.closed.then(undefined, () => ({ data: socket.received() }));
+      return { first, statuses: [...data.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1])) };
+    };
+    const plantBody = (id: number) => JSON.stringify({ id, name: `Awaiting ${id}` });
+    const admitted = { ...bearer, connection: 'close' };
+    const stranger = { authorization: 'Bearer not-a-token-of-this-service', connection: 'close' };
+
+    expect(await sendAwaiting('/plants', admitted, plantBody(701))).toStrictEqual({ first: 100, statuses: [100, 200] });
+    expect(await sendAwaiting('/trpc/createPlant', admitted, plantBody(702))).toStrictEqual({ first: 100, statuses: [100, 200] });
+    stored.push(701, 702);
+    // Refused on what the head tells: no invitation to upload.
+    for (const path of ['/plants', '/trpc/createPlant']) {
+      expect(await sendAwaiting(path, stranger, plantBody(703))).toStrictEqual({ first: 401, statuses: [401] });
+      expect(await sendAwaiting(path, { ...admitted, 'content-type': 'text/plain' }, 'Fern')).toStrictEqual({
+        first: 415,
+        statuses: [415],
+      });
+      expect(await sendAwaiting(path, admitted, plantBody(704), 10_000_000)).toStrictEqual({ first: 413, statuses: [413] });
+    }
+    expect(await sendAwaiting('/nowhere', admitted, plantBody(705))).toStrictEqual({ first: 404, statuses: [404] });
     await service.checkAfterBatch(stored);
     expectNoErrorLogged(service);
   });
