@@ -79,7 +79,18 @@ function queryOfBodyError(request: FastifyRequest): Error | undefined {
 /** The query's checks, for the operation served (undefined: none, or not known). */
 export function queryError(request: FastifyRequest, operation: DeclaredOperation | undefined): Error | undefined {
   if (!request.url.includes('?')) return undefined;
-  return reservedParameterError(request.query) ?? queryOfBodyError(request) ?? conditionInQueryError(request, operation);
+  return (
+    reservedParameterError(request.query) ??
+    queryOfBodyError(request) ??
+    pathParameterInQueryError(request, operation) ??
+    conditionInQueryError(request, operation)
+  );
+}
+
+/** trpc-to-openapi lets the path's value win, so the query's would be silently ignored. */
+function pathParameterInQueryError(request: FastifyRequest, operation: DeclaredOperation | undefined): Error | undefined {
+  const named = operation?.pathParameters.filter((name) => Object.hasOwn(request.query as object, name)) ?? [];
+  return named.length === 0 ? undefined : unknownParametersError(named, 'the path gives it');
 }
 
 /** The If-Match header carries a REST condition; the input field of the same name is for /trpc and in-process callers. */

@@ -151,6 +151,13 @@ describe('DELETE /plants/{id}', () => {
     expectError(await del('/plants/1', {}), 401, /^missing bearer token/);
   });
 
+  it('refuses the id in the query too, where the path would silently win: neither plant is read or deleted', async () => {
+    await store(6, 7);
+    expectError(await get('/plants/6?id=7'), 400, 'unknown parameter "id": the path gives it');
+    expectError(await del('/plants/6?id=7'), 400, 'unknown parameter "id": the path gives it');
+    expect(await testApp.plants.countDocuments({})).toBe(2);
+  });
+
   it('takes a DELETE that says Content-Type: application/json with no body', async () => {
     await store(5);
     const response = await testApp.app.inject({
