@@ -13,7 +13,7 @@ import { newWebhookSecret, type ReceivedWebhook } from '@plant-store/service-lau
 import { authHeaders, postPlant, testMongoUri } from '../helpers/app.js';
 import { allIn, useWebhookReceiver, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
 import { int64Json } from '../../schemas/int64-json.js';
-import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
+import { MongoPlantStore, type PlantDocument } from '../../server/plants/mongo-plant-store.js';
 import { readBacklog } from '../../server/webhooks/backlog.js';
 import { missedAfter, newChangeEvent, type MissedChange } from '../../server/webhooks/change-record.js';
 import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
@@ -318,9 +318,12 @@ describe('npm run webhooks:failed, change events given up on', () => {
       return racing;
     };
 
-    // Plant 24 changes between the resync's read and its write: the resync reads again and goes after the change.
+    // Plant 24 changes between the resync's read and its write, made by another instance's store (whose worker has
+    // not looked yet, so no claim comes in between): the resync reads again and goes after the change.
+    const urls = [hooks.receiver.url('/mirror'), `${hooks.receiver.url('/stale')}?key=secret-query`];
+    const another = new MongoPlantStore(db, { w: 1 }, { urls: [], changeUrls: urls, changeQueueLimit: 1000, recorded: () => undefined });
     const changed = racedBy(async () => {
-      expect((await patch(app, 24, { name: 'Salvia officinalis' })).statusCode).toBe(200);
+      await another.update(24, { name: 'Salvia officinalis' });
     });
     expect(await resyncMissed(changed, first, 1000)).toStrictEqual({ kind: 'resynced' });
     // Plant 27's miss is resynced by another run in between: this one finds it taken, and adds nothing.
