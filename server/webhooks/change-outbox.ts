@@ -62,7 +62,10 @@ export const changeOutbox: Outbox<ChangeDocument> = {
 
 /** The misses kept once the done events leave: those kept before, with the deliveries given up on since. */
 function keptMisses(document: ChangeDocument): MissedChange[] {
-  return missedAfter(document.missedChanges ?? [], document.changes.events.filter((event) => !isPending(event)));
+  return missedAfter(
+    document.missedChanges ?? [],
+    document.changes.events.filter((event) => !isPending(event)),
+  );
 }
 
 /** What writes `missed` over `kept`: nothing when they are the same entries, and no empty array left behind. */

@@ -202,7 +202,9 @@ describe('npm run webhooks:failed, change events given up on', () => {
 
     // Both given up on /stale; the tombstone stays for the miss, with no queue left, and no read of the store sees it.
     const tombstone = (await waitForDocument(plants, 21, missedAndDone('plant.deleted'))) as MissedDocument;
-    const refused = hooks.receiver.received.filter((request) => request.path.startsWith('/stale') && request.body.includes('"plant.deleted"'));
+    const refused = hooks.receiver.received.filter(
+      (request) => request.path.startsWith('/stale') && request.body.includes('"plant.deleted"'),
+    );
     expect(refused).toHaveLength(1);
     expect(tombstone).toMatchObject({ tombstone: true });
     expect(tombstone.missedChanges).toStrictEqual([
@@ -219,7 +221,10 @@ describe('npm run webhooks:failed, change events given up on', () => {
     expect(await storeList(app)).toStrictEqual([{ id: 22, name: 'Moss' }]);
     // /stale still holds the deleted plant: it missed the change and the delete.
     expect(mirror('/mirror')).toStrictEqual(await storeList(app));
-    expect(mirror('/stale')).toStrictEqual([{ id: 21, name: 'Fern' }, { id: 22, name: 'Moss' }]);
+    expect(mirror('/stale')).toStrictEqual([
+      { id: 21, name: 'Fern' },
+      { id: 22, name: 'Moss' },
+    ]);
     expect(await backlog()).toMatchObject({ failed: 1 });
 
     const listed = await runCli(uri);
@@ -274,7 +279,11 @@ describe('npm run webhooks:failed, change events given up on', () => {
     // /stale is back: it takes the new plant's plant.created, and the plant keeps the miss of its deleted self.
     recover();
     expect((await postPlant(app, { id: 23, name: 'Ivy', tag: 'evergreen' })).statusCode).toBe(200);
-    const live = (await waitForDocument(plants, 23, (document) => document !== null && document.changes === undefined && !document.tombstone)) as MissedDocument;
+    const live = (await waitForDocument(
+      plants,
+      23,
+      (document) => document !== null && document.changes === undefined && !document.tombstone,
+    )) as MissedDocument;
     expect(live.missedChanges?.map((missed) => missed.webhookId)).toStrictEqual(tombstone.missedChanges?.map((missed) => missed.webhookId));
     expect((await runCli(uri)).output).toMatch(/^change plant 23 .* plant\.deleted, 1 attempt, failed /m);
 
@@ -295,7 +304,9 @@ describe('npm run webhooks:failed, change events given up on', () => {
     const { app, db, plants, recover, mirror } = await startMirrors();
     for (const id of [24, 27]) {
       await postPlant(app, { id, name: 'Sage' });
-      await hooks.receiver.waitFor((received) => received.some((request) => request.path.startsWith('/stale') && request.body.includes(`"id":${id}`)));
+      await hooks.receiver.waitFor((received) =>
+        received.some((request) => request.path.startsWith('/stale') && request.body.includes(`"id":${id}`)),
+      );
       await patch(app, id, { name: 'Salvia' });
       await waitForDocument(plants, id, missedAndDone('plant.updated'));
     }
@@ -376,7 +387,7 @@ describe('npm run webhooks:failed, change events given up on', () => {
     expect((await plants.findOne({ _id: Long.fromNumber(25) }))?.changes?.events).toHaveLength(2);
   });
 
-  it('a delivery given up on whose release never came (the instance died) is kept by the next claim\'s release', async () => {
+  it("a delivery given up on whose release never came (the instance died) is kept by the next claim's release", async () => {
     const { app, plants } = await startMirrors();
     const event = newChangeEvent('plant.updated', new Date(), [hooks.receiver.url('/stale')], { name: 'Yew' });
     const given = { ...event.deliveries[0], state: 'failed', attempts: 3, failedAt: new Date(), lastError: 'HTTP 503' };
@@ -386,7 +397,13 @@ describe('npm run webhooks:failed, change events given up on', () => {
       name: 'Yew',
       createdAt: new Date(),
       revision: 1,
-      changes: { dueAt: new Date(0), lease: { owner: 'gone', token: 'lapsed' }, claims: 1, recorded: 1, events: [{ ...event, deliveries: [given] }] },
+      changes: {
+        dueAt: new Date(0),
+        lease: { owner: 'gone', token: 'lapsed' },
+        claims: 1,
+        recorded: 1,
+        events: [{ ...event, deliveries: [given] }],
+      },
     } as PlantDocument);
     await app.ready();
     const document = (await waitForDocument(plants, 26, missedAndDone('plant.updated'))) as MissedDocument;
@@ -400,12 +417,18 @@ describe('the misses a plant keeps', () => {
   const failedAt = new Date(0);
   const given = (url: string, id: string) => {
     const event = newChangeEvent('plant.updated', failedAt, [url], { name: 'x' });
-    return { ...event, deliveries: event.deliveries.map((delivery) => ({ ...delivery, id, state: 'failed' as const, failedAt, attempts: 1 })) };
+    return {
+      ...event,
+      deliveries: event.deliveries.map((delivery) => ({ ...delivery, id, state: 'failed' as const, failedAt, attempts: 1 })),
+    };
   };
   const entry = (url: string, webhookId: string): MissedChange => ({ url, type: 'plant.updated', webhookId, attempts: 1, failedAt });
 
   it('one per URL, the latest; the oldest go beyond a hundred URLs', () => {
-    expect(missedAfter([entry('a', 'msg_1'), entry('b', 'msg_2')], [given('a', 'msg_3')])).toStrictEqual([entry('b', 'msg_2'), entry('a', 'msg_3')]);
+    expect(missedAfter([entry('a', 'msg_1'), entry('b', 'msg_2')], [given('a', 'msg_3')])).toStrictEqual([
+      entry('b', 'msg_2'),
+      entry('a', 'msg_3'),
+    ]);
     const many = Array.from({ length: 100 }, (_, n) => entry(`u${n}`, `msg_${n}`));
     const kept = missedAfter(many, [given('new', 'msg_new')]);
     expect(kept).toHaveLength(100);
