@@ -1,20 +1,30 @@
 /**
- * `npm run webhooks:failed`: lists deliveries given up on; `-- --replay` makes them pending again for a running
- * instance to deliver. Outside production without MONGODB_URI, it reads the development folder's embedded MongoDB.
+ * `npm run webhooks:failed`: lists deliveries given up on, new-plant ones and missed change events; `-- --replay` makes
+ * the new-plant ones pending again and resyncs each missed (plant, URL), for a running instance to deliver. Outside
+ * production without MONGODB_URI, it reads the development folder's embedded MongoDB.
  */
 import { parseArgs } from 'node:util';
+import type { Collection } from 'mongodb';
 import { ConfigError, loadConfig } from './config.js';
 import { createMongoClient } from './db/mongo-client.js';
 import { PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
 import type { EventDocument } from './webhooks/delivery-worker.js';
 import { listFailed, replayFailed } from './webhooks/failed-events.js';
+import { listMissed, resyncMissed, type ListedMiss, type MissedDocument, type ResyncOutcome } from './webhooks/missed-changes.js';
 import { loggedUrl } from './logs/logged-url.js';
 
 const USAGE = `Usage: npm run webhooks:failed -- [--replay] [--id msg_…]
-Lists the new-plant webhook deliveries given up on, in the MongoDB of MONGODB_URI
-(unset, outside production: the embedded MongoDB npm start or npm run dev is running).
-  --replay     make them pending again: a running instance with WEBHOOK_SECRET delivers them
-  --id msg_…   only the delivery with this webhook-id
+Lists the webhook deliveries given up on, in the MongoDB of MONGODB_URI (unset, outside production:
+the embedded MongoDB npm start or npm run dev is running): new-plant deliveries (WEBHOOK_URLS), then
+change events missed (WEBHOOK_CHANGE_URLS), one line per plant and URL, "change" and the event's type.
+  --replay     new-plant deliveries: make them pending again, with their webhook-id.
+               missed changes: resync each URL's mirror of the plant, with a new event for that URL
+               alone, queued after the plant's waiting ones: plant.updated with the plant as stored
+               now, or plant.deleted when it no longer exists (never the old event: it would bring
+               back a state later changes replaced). A plant whose change queue is full
+               (WEBHOOK_CHANGE_QUEUE_LIMIT, as the service's) is not resynced and stays listed.
+               A running instance with WEBHOOK_SECRET delivers them.
+  --id msg_…   only the delivery with this webhook-id (of either kind)
   --help       this text`;
 
 class UsageError extends Error {}
@@ -62,26 +72,57 @@ async function main(): Promise<number> {
   if (uri === undefined) return 2;
   const client = createMongoClient({ uri, timeoutMs: config.mongodb.timeoutMs });
   try {
-    const plants = client
-      .db(config.mongodb.dbName)
-      .collection<EventDocument>(PLANTS_COLLECTION, { writeConcern: config.mongodb.writeConcern, promoteLongs: false });
+    const db = client.db(config.mongodb.dbName);
+    const options = { writeConcern: config.mongodb.writeConcern, promoteLongs: false };
+    const plants = db.collection<EventDocument>(PLANTS_COLLECTION, options);
     const failed = await listFailed(plants, values.id);
     for (const delivery of failed) {
       const when = delivery.failedAt?.toISOString() ?? '?';
       console.log(
-        `plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${delivery.attempts} ` +
-          `attempt${delivery.attempts === 1 ? '' : 's'}, failed ${when}: ${delivery.lastError ?? '?'}`,
+        `plant ${delivery.plantId}  ${delivery.webhookId}  ${loggedUrl(delivery.url)}  ${attempts(delivery.attempts)}, ` +
+          `failed ${when}: ${delivery.lastError ?? '?'}`,
       );
     }
     console.log(`${failed.length} failed deliver${failed.length === 1 ? 'y' : 'ies'}`);
+    const changes = db.collection<MissedDocument>(PLANTS_COLLECTION, options);
+    const missed = await listMissed(changes, values.id);
+    for (const miss of missed) console.log(`change ${missLine(miss)}, failed ${miss.failedAt.toISOString()}: ${miss.lastError ?? '?'}`);
+    console.log(`${missed.length} missed change${missed.length === 1 ? '' : 's'}`);
     if (values.replay && failed.length > 0) {
       const { replayed, busy } = await replayFailed(plants, values.id);
       console.log(`replayed ${replayed}${busy > 0 ? `; ${busy} skipped, their event being worked on by an instance: run again` : ''}`);
     }
+    if (values.replay && missed.length > 0) await resync(changes, missed, config.webhooks.changeQueueLimit);
     return 0;
   } finally {
     await client.close();
   }
+}
+
+function attempts(count: number): string {
+  return `${count} attempt${count === 1 ? '' : 's'}`;
+}
+
+function missLine(miss: ListedMiss): string {
+  return `plant ${miss.plantId}  ${miss.webhookId}  ${loggedUrl(miss.url)}  ${miss.type}, ${attempts(miss.attempts)}`;
+}
+
+const NOT_RESYNCED: Record<Exclude<ResyncOutcome['kind'], 'resynced'>, string> = {
+  busy: 'changed at every try: run again',
+  full: 'its change queue is full (WEBHOOK_CHANGE_QUEUE_LIMIT): run again once its receivers take the events waiting',
+  gone: 'no longer missed: resynced meanwhile, or replaced by a later miss of that URL (run again to list it)',
+};
+
+/** Resyncs each miss in turn, saying which were not and why, then counting them. */
+async function resync(changes: Collection<MissedDocument>, missed: ListedMiss[], queueLimit: number): Promise<void> {
+  const counts = { resynced: 0, busy: 0, full: 0, gone: 0 };
+  for (const miss of missed) {
+    const { kind } = await resyncMissed(changes, miss, queueLimit);
+    counts[kind] += 1;
+    if (kind !== 'resynced') console.log(`not resynced: change ${missLine(miss)}: ${NOT_RESYNCED[kind]}`);
+  }
+  const others = (['busy', 'full', 'gone'] as const).filter((kind) => counts[kind] > 0).map((kind) => `, ${kind} ${counts[kind]}`);
+  console.log(`resynced ${counts.resynced}${others.join('')}`);
 }
 
 try {

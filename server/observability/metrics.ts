@@ -221,7 +221,8 @@ export class ServiceMetrics {
     );
     gauge(
       'plant_store_webhook_events_failed',
-      'New-plant events with a delivery given up on, not replayed (the same on every instance)',
+      'New-plant events with a delivery given up on, not replayed, and plants with a change event given up on, not ' +
+        'resynced (the same on every instance)',
       (read) => read.failed,
     );
   }

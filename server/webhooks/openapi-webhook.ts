@@ -136,7 +136,10 @@ function changeEventWebhook({ operationId, summary, when, schema, body, examples
       description: body,
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` }, examples } },
     },
-    responses: answers("it is given up, logged and counted, and the plant's next event follows"),
+    responses: answers(
+      "it is given up, logged and counted, and the plant's next event follows; `npm run webhooks:failed` lists the miss, " +
+        'and its `--replay` sends this URL the plant as it is then',
+    ),
   };
 }
 

@@ -1,15 +1,23 @@
 // Failed deliveries stay in MongoDB, and `npm run webhooks:failed` (the built CLI) lists them and
-// replays them: the running service then delivers them with their original webhook-id.
+// replays them: the running service then delivers them with their original webhook-id. A change event given up on is
+// kept as its URL's miss of the plant, listed, and resynced with the plant as it is when replayed.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Long, type Collection } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '@plant-store/service-launcher';
-import { postPlant, testMongoUri } from '../helpers/app.js';
+import { newWebhookSecret, type ReceivedWebhook } from '@plant-store/service-launcher';
+import { authHeaders, postPlant, testMongoUri } from '../helpers/app.js';
 import { allIn, useWebhookReceiver, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
+import { int64Json } from '../../schemas/int64-json.js';
+import { MongoPlantStore, type PlantDocument } from '../../server/plants/mongo-plant-store.js';
+import { readBacklog } from '../../server/webhooks/backlog.js';
+import { missedAfter, newChangeEvent, type MissedChange } from '../../server/webhooks/change-record.js';
+import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
+import { listMissed, resyncMissed, type MissedDocument } from '../../server/webhooks/missed-changes.js';
 
 const CLI = fileURLToPath(new URL('../../dist/server/webhooks-failed.js', import.meta.url));
 const SECRET = newWebhookSecret();
@@ -96,5 +104,335 @@ describe('npm run webhooks:failed', () => {
     } finally {
       await rm(devDir, { recursive: true, force: true });
     }
+  });
+});
+
+type App = Awaited<ReturnType<typeof hooks.startApp>>['app'];
+const patch = (app: App, id: number, body: unknown) =>
+  app.inject({ method: 'PATCH', url: `/plants/${id}`, headers: authHeaders(), payload: JSON.stringify(body) });
+const remove = (app: App, id: number) => app.inject({ method: 'DELETE', url: `/plants/${id}`, headers: authHeaders() });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A mirror as docs/webhooks.md shows one: the events accepted at `path` (its query aside), applied in the order they
+ * came, duplicates skipped; its plants in ascending ids, as the store lists them.
+ */
+function mirrorAt(received: readonly ReceivedWebhook[], path: string, accepted: WeakSet<ReceivedWebhook>): unknown[] {
+  const plants = new Map<string, { id: bigint | number }>();
+  const applied = new Set<string>();
+  for (const request of received) {
+    if (request.path.split('?')[0] !== path || !accepted.has(request) || applied.has(request.id)) continue;
+    applied.add(request.id);
+    const event = int64Json.parse(request.body) as { type: string; data: { id: bigint | number } };
+    if (event.type === 'plant.deleted') plants.delete(event.data.id.toString());
+    else plants.set(event.data.id.toString(), event.data);
+  }
+  return [...plants.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+}
+
+/** The plants as the store answers them, as a mirror keeps them. */
+async function storeList(app: App): Promise<unknown[]> {
+  return int64Json.parse((await app.inject({ method: 'GET', url: '/plants', headers: authHeaders() })).body) as unknown[];
+}
+
+/** Polls plant `id`'s document until `predicate` holds. */
+async function waitForDocument(
+  plants: Collection<PlantDocument>,
+  id: number,
+  predicate: (document: PlantDocument | null) => boolean,
+): Promise<PlantDocument | null> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const document = await plants.findOne({ _id: Long.fromNumber(id) });
+    if (predicate(document)) return document;
+    if (Date.now() > deadline) throw new Error(`plant ${id} did not reach the expected state: ${JSON.stringify(document)}`);
+    await sleep(25);
+  }
+}
+
+/** Missed, and the queue that missed it done: what the release left. */
+const missedAndDone = (type: string) => (document: PlantDocument | null) =>
+  document?.changes === undefined && (document as MissedDocument | null)?.missedChanges?.[0]?.type === type;
+
+describe('npm run webhooks:failed, change events given up on', () => {
+  /**
+   * An app sending change events to /mirror (always up) and /stale, with one attempt each: /stale takes the plant's
+   * first event, then refuses (500) until `recover`.
+   */
+  async function startMirrors() {
+    const accepted = new WeakSet<ReceivedWebhook>();
+    let up = false;
+    const seen = new Set<string>();
+    hooks.receiver.respond = (request) => {
+      const stale = request.path.startsWith('/stale');
+      const id = /"id":(\d+)/.exec(request.body)?.[1] ?? '';
+      const first = stale && !seen.has(id);
+      if (stale) seen.add(id);
+      const status = !stale || up || first ? 200 : 500;
+      if (status === 200) accepted.add(request);
+      return status;
+    };
+    const uri = testMongoUri();
+    const started = await hooks.startApp({
+      env: {
+        MONGODB_URI: uri,
+        WEBHOOK_SECRET: SECRET,
+        WEBHOOK_CHANGE_URLS: `${hooks.receiver.url('/mirror')},${hooks.receiver.url('/stale')}?key=secret-query`,
+        WEBHOOK_MAX_ATTEMPTS: '1',
+        WEBHOOK_RETRY_BASE_MS: '50',
+        WEBHOOK_TIMEOUT_MS: '1000',
+      },
+    });
+    return {
+      ...started,
+      uri,
+      recover: () => (up = true),
+      mirror: (path: string) => mirrorAt(hooks.receiver.received, path, accepted),
+      backlog: () => readBacklog(started.db.collection<EventDocument>('plants'), AbortSignal.timeout(5_000)),
+    };
+  }
+
+  it('a plant created, patched and deleted while a URL refuses: the miss is kept on its tombstone, listed, and --replay sends plant.deleted; the mirror ends equal to the store', async () => {
+    const { app, plants, uri, recover, mirror, backlog } = await startMirrors();
+    await postPlant(app, { id: 21, name: 'Fern' });
+    await postPlant(app, { id: 22, name: 'Moss' });
+    await hooks.receiver.waitFor((received) => received.filter((request) => request.path.startsWith('/stale')).length === 2);
+    expect((await patch(app, 21, { name: 'Tree fern' })).statusCode).toBe(200);
+    expect((await remove(app, 21)).statusCode).toBe(204);
+
+    // Both given up on /stale; the tombstone stays for the miss, with no queue left, and no read of the store sees it.
+    const tombstone = (await waitForDocument(plants, 21, missedAndDone('plant.deleted'))) as MissedDocument;
+    const refused = hooks.receiver.received.filter(
+      (request) => request.path.startsWith('/stale') && request.body.includes('"plant.deleted"'),
+    );
+    expect(refused).toHaveLength(1);
+    expect(tombstone).toMatchObject({ tombstone: true });
+    expect(tombstone.missedChanges).toStrictEqual([
+      {
+        url: `${hooks.receiver.url('/stale')}?key=secret-query`,
+        type: 'plant.deleted',
+        webhookId: refused[0]?.id,
+        attempts: 1,
+        failedAt: expect.any(Date) as unknown,
+        lastError: 'HTTP 500',
+      },
+    ]);
+    expect((await app.inject({ method: 'GET', url: '/plants/21', headers: authHeaders() })).statusCode).toBe(404);
+    expect(await storeList(app)).toStrictEqual([{ id: 22, name: 'Moss' }]);
+    // /stale still holds the deleted plant: it missed the change and the delete.
+    expect(mirror('/mirror')).toStrictEqual(await storeList(app));
+    expect(mirror('/stale')).toStrictEqual([
+      { id: 21, name: 'Fern' },
+      { id: 22, name: 'Moss' },
+    ]);
+    expect(await backlog()).toMatchObject({ failed: 1 });
+
+    const listed = await runCli(uri);
+    expect(listed.code).toBe(0);
+    const webhookId = refused[0]?.id ?? '';
+    expect(listed.output).toMatch(
+      new RegExp(
+        `^change plant 21  ${webhookId}  ${hooks.receiver.url('/stale')}  plant\\.deleted, 1 attempt, failed \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: HTTP 500$`,
+        'm',
+      ),
+    );
+    expect(listed.output).not.toContain('secret-query');
+    expect(listed.output).toContain('0 failed deliveries\n');
+    expect(listed.output).toContain('1 missed change\n');
+    // --id finds it among both kinds, and another id finds nothing.
+    expect((await runCli(uri, ['--id', webhookId])).output).toContain('1 missed change\n');
+    expect((await runCli(uri, ['--id', 'msg_other'])).output).toContain('0 missed changes\n');
+
+    recover();
+    const before = Date.now();
+    const replayed = await runCli(uri, ['--replay']);
+    expect(replayed.code).toBe(0);
+    expect(replayed.output).toContain('resynced 1\n');
+    await hooks.receiver.waitFor((received) => received.filter((request) => request.path.startsWith('/stale')).length === 5);
+    const resync = hooks.receiver.received.filter((request) => request.path.startsWith('/stale')).at(-1);
+    expect(resync?.verifyError).toBeUndefined();
+    expect(resync?.id).not.toBe(webhookId);
+    const body = JSON.parse(resync?.body ?? '') as { type: string; timestamp: string; data: unknown };
+    expect(body).toStrictEqual({ type: 'plant.deleted', timestamp: expect.any(String) as unknown, data: { id: 21 } });
+    expect(Date.parse(body.timestamp)).toBeGreaterThanOrEqual(before);
+    // To that URL only; and every mirror now equals the store.
+    expect(hooks.receiver.received.filter((request) => request.path === '/mirror')).toHaveLength(4);
+    expect(mirror('/stale')).toStrictEqual(await storeList(app));
+    expect(mirror('/mirror')).toStrictEqual(await storeList(app));
+    // Its events done and nothing missed, the tombstone goes; nothing is listed.
+    await waitForDocument(plants, 21, (document) => document === null);
+    expect((await runCli(uri)).output).toContain('0 missed changes\n');
+    expect(await backlog()).toMatchObject({ failed: 0 });
+  });
+
+  it('a plant created again over its tombstone keeps the miss; --replay sends plant.updated with the plant as stored now', async () => {
+    const { app, plants, uri, recover, mirror } = await startMirrors();
+    await postPlant(app, { id: 23, name: 'Ivy', tag: 'climber' });
+    await hooks.receiver.waitFor((received) => received.some((request) => request.path.startsWith('/stale')));
+    await patch(app, 23, { tag: null });
+    await waitForDocument(plants, 23, missedAndDone('plant.updated'));
+    await remove(app, 23);
+    const tombstone = (await waitForDocument(plants, 23, missedAndDone('plant.deleted'))) as MissedDocument;
+    // One miss per URL: the delete's replaced the update's.
+    expect(tombstone.missedChanges?.map((missed) => missed.type)).toStrictEqual(['plant.deleted']);
+
+    // /stale is back: it takes the new plant's plant.created, and the plant keeps the miss of its deleted self.
+    recover();
+    expect((await postPlant(app, { id: 23, name: 'Ivy', tag: 'evergreen' })).statusCode).toBe(200);
+    const live = (await waitForDocument(
+      plants,
+      23,
+      (document) => document !== null && document.changes === undefined && !document.tombstone,
+    )) as MissedDocument;
+    expect(live.missedChanges?.map((missed) => missed.webhookId)).toStrictEqual(tombstone.missedChanges?.map((missed) => missed.webhookId));
+    expect((await runCli(uri)).output).toMatch(/^change plant 23 .* plant\.deleted, 1 attempt, failed /m);
+
+    const received = hooks.receiver.received.length;
+    expect((await runCli(uri, ['--replay'])).output).toContain('resynced 1\n');
+    await hooks.receiver.waitFor((all) => all.length === received + 1);
+    const resync = hooks.receiver.received.at(-1);
+    expect(resync?.path).toBe('/stale?key=secret-query');
+    expect(JSON.parse(resync?.body ?? '')).toMatchObject({ type: 'plant.updated', data: { id: 23, name: 'Ivy', tag: 'evergreen' } });
+    expect(await storeList(app)).toStrictEqual([{ id: 23, name: 'Ivy', tag: 'evergreen' }]);
+    expect(mirror('/stale')).toStrictEqual(await storeList(app));
+    // The plant stays, its queue gone once delivered, its miss taken.
+    const after = (await waitForDocument(plants, 23, (document) => document?.changes === undefined)) as MissedDocument;
+    expect(after.missedChanges).toBeUndefined();
+  });
+
+  it('a resync racing a change: appended after the change, with the plant as the change left it; nothing lost or sent twice', async () => {
+    const { app, db, plants, recover, mirror } = await startMirrors();
+    for (const id of [24, 27]) {
+      await postPlant(app, { id, name: 'Sage' });
+      await hooks.receiver.waitFor((received) =>
+        received.some((request) => request.path.startsWith('/stale') && request.body.includes(`"id":${id}`)),
+      );
+      await patch(app, id, { name: 'Salvia' });
+      await waitForDocument(plants, id, missedAndDone('plant.updated'));
+    }
+    recover();
+    const collection = db.collection<MissedDocument>('plants', { promoteLongs: false });
+    const [first, second] = await listMissed(collection);
+    if (!first || !second) throw new Error('two misses were to be listed');
+    /** The collection, running `between` once, after the resync's first read and before its write. */
+    const racedBy = (between: () => Promise<void>) => {
+      let raced = false;
+      const racing = Object.create(collection) as Collection<MissedDocument>;
+      racing.findOne = (async (...args: Parameters<typeof collection.findOne>) => {
+        const read = await collection.findOne(...args);
+        if (!raced) {
+          raced = true;
+          await between();
+        }
+        return read;
+      }) as typeof collection.findOne;
+      return racing;
+    };
+
+    // Plant 24 changes between the resync's read and its write, made by another instance's store (whose worker has
+    // not looked yet, so no claim comes in between): the resync reads again and goes after the change.
+    const urls = [hooks.receiver.url('/mirror'), `${hooks.receiver.url('/stale')}?key=secret-query`];
+    const another = new MongoPlantStore(db, { w: 1 }, { urls: [], changeUrls: urls, changeQueueLimit: 1000, recorded: () => undefined });
+    const changed = racedBy(async () => {
+      await another.update(24, { name: 'Salvia officinalis' });
+    });
+    expect(await resyncMissed(changed, first, 1000)).toStrictEqual({ kind: 'resynced' });
+    // Plant 27's miss is resynced by another run in between: this one finds it taken, and adds nothing.
+    let other: unknown;
+    const taken = racedBy(async () => {
+      other = await resyncMissed(collection, second, 1000);
+    });
+    expect(await resyncMissed(taken, second, 1000)).toStrictEqual({ kind: 'gone' });
+    expect(other).toStrictEqual({ kind: 'resynced' });
+
+    const stale = (id: number) =>
+      hooks.receiver.received
+        .filter((request) => request.path.startsWith('/stale') && request.body.includes(`"id":${id}`))
+        .map((request) => ({ id: request.id, ...(JSON.parse(request.body) as { type: string; data: { name: string } }) }));
+    await hooks.receiver.waitFor(() => stale(24).length === 4 && stale(27).length === 3);
+    await sleep(300);
+    expect(stale(24)).toMatchObject([
+      { type: 'plant.created', data: { name: 'Sage' } },
+      { type: 'plant.updated', data: { name: 'Salvia' } },
+      { type: 'plant.updated', data: { name: 'Salvia officinalis' } },
+      { type: 'plant.updated', data: { name: 'Salvia officinalis' } },
+    ]);
+    expect(new Set(stale(24).map((request) => request.id)).size).toBe(4);
+    expect(stale(27).map(({ type, data }) => `${type} ${data.name}`)).toStrictEqual([
+      'plant.created Sage',
+      'plant.updated Salvia',
+      'plant.updated Salvia',
+    ]);
+    expect(mirror('/stale')).toStrictEqual(await storeList(app));
+    expect(mirror('/mirror')).toStrictEqual(await storeList(app));
+  });
+
+  it('a plant whose change queue is full is not resynced, says why, and stays listed', async () => {
+    const { app, plants, uri } = await startMirrors();
+    await postPlant(app, { id: 25, name: 'Rue' });
+    await hooks.receiver.waitFor((received) => received.some((request) => request.path.startsWith('/stale')));
+    await patch(app, 25, { name: 'Herb of grace' });
+    await waitForDocument(plants, 25, missedAndDone('plant.updated'));
+    // Two events waiting, out of the worker's reach for now: a queue limit of 2 is full.
+    const waiting = [1, 2].map(() => newChangeEvent('plant.updated', new Date(), ['http://127.0.0.1:9/x'], { name: 'Herb of grace' }));
+    await plants.updateOne(
+      { _id: Long.fromNumber(25) },
+      { $set: { changes: { dueAt: new Date(Date.now() + 3_600_000), claims: 0, recorded: 2, events: waiting } } },
+    );
+    const replayed = await runCli(uri, ['--replay'], { WEBHOOK_CHANGE_QUEUE_LIMIT: '2' });
+    expect(replayed.code).toBe(0);
+    expect(replayed.output).toMatch(/^not resynced: change plant 25 .* plant\.updated, 1 attempt: its change queue is full/m);
+    expect(replayed.output).toContain('resynced 0, full 1\n');
+    expect((await runCli(uri)).output).toContain('1 missed change\n');
+    expect((await plants.findOne({ _id: Long.fromNumber(25) }))?.changes?.events).toHaveLength(2);
+  });
+
+  it("a delivery given up on whose release never came (the instance died) is kept by the next claim's release", async () => {
+    const { app, plants } = await startMirrors();
+    const event = newChangeEvent('plant.updated', new Date(), [hooks.receiver.url('/stale')], { name: 'Yew' });
+    const given = { ...event.deliveries[0], state: 'failed', attempts: 3, failedAt: new Date(), lastError: 'HTTP 503' };
+    // As an instance that wrote the outcome and died before releasing: a lease long run out, the event done.
+    await plants.insertOne({
+      _id: Long.fromNumber(26),
+      name: 'Yew',
+      createdAt: new Date(),
+      revision: 1,
+      changes: {
+        dueAt: new Date(0),
+        lease: { owner: 'gone', token: 'lapsed' },
+        claims: 1,
+        recorded: 1,
+        events: [{ ...event, deliveries: [given] }],
+      },
+    } as PlantDocument);
+    await app.ready();
+    const document = (await waitForDocument(plants, 26, missedAndDone('plant.updated'))) as MissedDocument;
+    expect(document.missedChanges).toStrictEqual([
+      { url: given.url, type: 'plant.updated', webhookId: given.id, attempts: 3, failedAt: given.failedAt, lastError: 'HTTP 503' },
+    ]);
+  });
+});
+
+describe('the misses a plant keeps', () => {
+  const failedAt = new Date(0);
+  const given = (url: string, id: string) => {
+    const event = newChangeEvent('plant.updated', failedAt, [url], { name: 'x' });
+    return {
+      ...event,
+      deliveries: event.deliveries.map((delivery) => ({ ...delivery, id, state: 'failed' as const, failedAt, attempts: 1 })),
+    };
+  };
+  const entry = (url: string, webhookId: string): MissedChange => ({ url, type: 'plant.updated', webhookId, attempts: 1, failedAt });
+
+  it('one per URL, the latest; the oldest go beyond a hundred URLs', () => {
+    expect(missedAfter([entry('a', 'msg_1'), entry('b', 'msg_2')], [given('a', 'msg_3')])).toStrictEqual([
+      entry('b', 'msg_2'),
+      entry('a', 'msg_3'),
+    ]);
+    const many = Array.from({ length: 100 }, (_, n) => entry(`u${n}`, `msg_${n}`));
+    const kept = missedAfter(many, [given('new', 'msg_new')]);
+    expect(kept).toHaveLength(100);
+    expect(kept[0]?.url).toBe('u1');
+    expect(kept.at(-1)?.url).toBe('new');
   });
 });
