@@ -30,10 +30,10 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     // Callback-style hooks, one per route, its operation's checks chosen here: the body's on routes that take one; on
     // every route, `__proto__` and the like refused before trpc-to-openapi reads the query. The catch-all serves any
     // operation, so it finds the operation by URL, and answers 404/405 before a body is read.
+    const declaredAs = (operation: RestOperation | undefined) =>
+      declared.find(({ operation: { method, fastifyPath } }) => method === operation?.method && fastifyPath === operation.fastifyPath);
     const preHandlers = (operation: RestOperation | undefined): preHandlerHookHandler[] => {
-      const own = declared.find(
-        ({ operation: { method, fastifyPath } }) => method === operation?.method && fastifyPath === operation.fastifyPath,
-      );
+      const own = declaredAs(operation);
       if (own === undefined) return [checkAnyBody, checkAnyQuery];
       const check: preHandlerHookHandler = BODY_METHODS.has(own.operation.method)
         ? (request, _reply, done) => {
@@ -56,10 +56,16 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
       done(noRoute(request));
     };
     // Fastify's route for `/plants/:id` also takes `/plants/`, which is not its operation's: judged as on the catch-all.
-    const checkEmptyParameters: onRequestHookHandler = (request, _reply, done) => {
-      done(Object.values(request.params as Record<string, string>).includes('') ? noRoute(request) : undefined);
+    const checkEmptyParameters =
+      (names: readonly string[]): onRequestHookHandler =>
+      (request, _reply, done) => {
+        const parameters = request.params as Record<string, string | undefined>;
+        done(names.some((name) => parameters[name] === '') ? noRoute(request) : undefined);
+      };
+    const onRequests = (operation: RestOperation) => {
+      const names = declaredAs(operation)?.pathParameters ?? [];
+      return names.length > 0 ? [checkEmptyParameters(names)] : [];
     };
-    const onRequests = (operation: RestOperation) => (operation.path.includes('{') ? [checkEmptyParameters] : []);
     await serving.registerRestRoutes(rest, { preHandlers, onRequests, catchAllOnRequest: checkOperation });
   });
 }
