@@ -1,8 +1,11 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import { httpError } from '../errors/http-error.js';
+import { NoRouteError } from '../errors/rest-error.js';
 
-/** Preflights answer before any hook (a browser sends no token); a non-preflight OPTIONS gets the `Error` body, not plain text. */
+/**
+ * Preflights answer before any hook (a browser sends no token). An OPTIONS that is no preflight is a method no route
+ * serves: 405 with the path's `Allow` (404 where nothing is served), as without CORS, not the plugin's plain-text 400.
+ */
 export async function registerCors(
   app: FastifyInstance,
   origins: readonly string[],
@@ -15,7 +18,7 @@ export async function registerCors(
       request.method === 'OPTIONS' &&
       (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)
     ) {
-      done(httpError(400, 'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method'));
+      done(new NoRouteError());
     } else done();
   });
   await app.register(cors, {

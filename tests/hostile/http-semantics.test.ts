@@ -295,7 +295,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     await service.checkAfterBatch(stored);
   });
 
-  it('CORS preflights: 204 from a listed origin, no grant to another, and an Error body for an OPTIONS that is no preflight', async () => {
+  it('CORS preflights: 204 from a listed origin, no grant to another; an OPTIONS that is no preflight gets the 405 of a method not served', async () => {
     const preflight = (origin: string | undefined, requestMethod: string | undefined, path = '/plants') =>
       service.exchange(
         rawRequest('OPTIONS', path, {
@@ -316,13 +316,11 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       [undefined, undefined],
       ['https://evil.example', undefined],
     ] as const) {
-      expectErrorBody(
-        await preflight(origin, method),
-        400,
-        'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method',
-      );
+      const refused = await preflight(origin, method);
+      expectErrorBody(refused, 405, 'OPTIONS is not allowed on /plants: it answers GET, HEAD, POST');
+      expect(refused.headers.allow).toBe('GET, HEAD, POST');
     }
-    expectTrpcError(await preflight(ORIGIN, undefined, '/trpc/createPlant'), 400);
+    expectTrpcError(await preflight(ORIGIN, undefined, '/trpc/createPlant'), 405);
     await service.checkAfterBatch(stored);
   });
 

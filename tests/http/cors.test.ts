@@ -76,19 +76,28 @@ describe('CORS', () => {
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
   });
 
-  it('answers an OPTIONS that is no preflight 400 in the Error shape, and a preflight to any path 204', async () => {
-    for (const headers of [{ origin: ALLOWED }, { 'access-control-request-method': 'POST' }, {}, { origin: 'https://evil.example' }]) {
-      const response = await testApp.app.inject({ method: 'OPTIONS', url: '/plants', headers });
-      expect(response.statusCode).toBe(400);
-      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(response.json()).toStrictEqual({
-        error: 400,
-        message: 'not a CORS preflight: an OPTIONS request needs the headers Origin and Access-Control-Request-Method',
-      });
+  it('answers an OPTIONS that is no preflight as without CORS: 405 with Allow, or 404; a preflight to any path 204', async () => {
+    const notPreflights = [{ origin: ALLOWED }, { 'access-control-request-method': 'POST' }, {}, { origin: 'https://evil.example' }];
+    for (const [url, status] of [
+      ['/plants', 405],
+      ['/plants/1', 405],
+      ['/nope', 404],
+    ] as const) {
+      const withoutCors = await noOrigins.app.inject({ method: 'OPTIONS', url });
+      expect(withoutCors.statusCode).toBe(status);
+      for (const headers of notPreflights) {
+        const response = await testApp.app.inject({ method: 'OPTIONS', url, headers });
+        expect(response.statusCode).toBe(status);
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(response.headers.allow).toBe(withoutCors.headers.allow);
+        expect(response.json()).toStrictEqual(withoutCors.json());
+      }
     }
+    expect((await testApp.app.inject({ method: 'OPTIONS', url: '/plants' })).headers.allow).toBe('GET, HEAD, POST');
     const trpc = await testApp.app.inject({ method: 'OPTIONS', url: '/trpc/createPlant', headers: { origin: ALLOWED } });
-    expect(trpc.statusCode).toBe(400);
-    expect(trpc.json()).toMatchObject({ error: { data: { code: 'BAD_REQUEST', httpStatus: 400 } } });
+    expect(trpc.statusCode).toBe(405);
+    expect(trpc.headers.allow).toBe('GET, HEAD, POST');
+    expect(trpc.json()).toMatchObject({ error: { data: { code: 'METHOD_NOT_SUPPORTED', httpStatus: 405 } } });
     for (const url of ['/trpc/createPlant', '/healthz', '/nope']) expect((await preflight(ALLOWED, testApp.app, url)).statusCode).toBe(204);
   });
 
