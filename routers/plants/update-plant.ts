@@ -64,7 +64,10 @@ export const updatePlant = protectedProcedure
             name: 'notJson',
             summary: 'The body is sent as text',
             request: { ...ex.valid, ...request, contentType: 'text/plain', body: 'name=Monstera' },
-            response: { error: 415, message: `the body must be JSON: send it with Content-Type: ${MERGE_PATCH} or application/json` },
+            response: {
+              error: 415,
+              message: `the body must be a JSON merge patch (RFC 7396): send it with Content-Type: ${MERGE_PATCH} or application/json`,
+            },
             headers: { 'accept-patch': `${MERGE_PATCH}, application/json` },
           },
         },

@@ -65,7 +65,9 @@ export function anyBodyError(
 
 /** RFC 5789 section 2.2: a PATCH refused for its media type says which it takes in `Accept-Patch`. */
 export function unsupportedMediaType(mediaTypes: readonly string[], method: string): Error {
-  const message = `the body must be JSON: send it with Content-Type: ${mediaTypes.join(' or ')}`;
+  // A JSON Patch (RFC 6902) is JSON too: what is wanted is named.
+  const wanted = mediaTypes.includes('application/merge-patch+json') ? 'a JSON merge patch (RFC 7396)' : 'JSON';
+  const message = `the body must be ${wanted}: send it with Content-Type: ${mediaTypes.join(' or ')}`;
   return httpError(415, message, method === 'PATCH' ? { 'accept-patch': mediaTypes.join(', ') } : undefined);
 }
 

@@ -135,7 +135,11 @@ describe('PATCH /plants/{id}', () => {
       const refused = await patch('/plants/1', '{"name":"x"}', { ...auth, 'content-type': contentType });
       // RFC 5789 section 2.2: what a PATCH takes, in Accept-Patch.
       expect(refused.headers.get('accept-patch')).toBe('application/merge-patch+json, application/json');
-      await expectError(refused, 415, 'send it with Content-Type: application/merge-patch+json or application/json');
+      await expectError(
+        refused,
+        415,
+        /^the body must be a JSON merge patch \(RFC 7396\): send it with Content-Type: application\/merge-patch\+json or application\/json$/,
+      );
     }
     await expectError(
       await send('POST', '/plants', MERGE_PATCH, '{"id":3,"name":"x"}'),
