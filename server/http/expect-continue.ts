@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { hasBody } from './request-refusals.js';
 
 const OWED_CONTINUE = Symbol('100 Continue owed');
 type AwaitingRequest = IncomingMessage & { [OWED_CONTINUE]?: ServerResponse };
@@ -10,7 +11,9 @@ type AwaitingRequest = IncomingMessage & { [OWED_CONTINUE]?: ServerResponse };
  */
 export function holdContinue(app: FastifyInstance): void {
   app.server.on('checkContinue', (request: AwaitingRequest, response: ServerResponse) => {
-    request[OWED_CONTINUE] = response;
+    // Without a body there is nothing to hold back, and Node closes a connection whose 100 was never sent.
+    if (hasBody(request.headers)) request[OWED_CONTINUE] = response;
+    else response.writeContinue();
     app.server.emit('request', request, response);
   });
 }

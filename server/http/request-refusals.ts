@@ -52,6 +52,7 @@ function isIdentity(encoding: string): boolean {
   });
 }
 
-function hasBody(headers: IncomingHttpHeaders): boolean {
+/** Whether the request's headers announce a body (RFC 9112 section 6.3). */
+export function hasBody(headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0;
 }

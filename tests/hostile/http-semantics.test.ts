@@ -125,6 +125,16 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       expect(await sendAwaiting(path, admitted, plantBody(704), 10_000_000)).toStrictEqual({ first: 413, statuses: [413] });
     }
     expect(await sendAwaiting('/nowhere', admitted, plantBody(705))).toStrictEqual({ first: 404, statuses: [404] });
+    // A request without a body has nothing to hold back: its connection stays open for the next.
+    const socket = await openRawSocket(service.url);
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${HOSTILE_TOKEN}\r\n`;
+    socket.write(`${get('/plants/701')}expect: 100-continue\r\n\r\n`);
+    await vi.waitFor(() => {
+      expect(socket.received()).toMatch(/HTTP\/1\.1 200 [^]*"name":"Awaiting 701"/);
+    });
+    socket.write(`${get('/healthz')}connection: close\r\n\r\n`);
+    const { data } = await socket.closed;
+    expect([...data.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]))).toStrictEqual([100, 200, 200]);
     await service.checkAfterBatch(stored);
     expectNoErrorLogged(service);
   });
