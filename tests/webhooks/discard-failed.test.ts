@@ -14,7 +14,12 @@ import { missedAndDone, racedBy, runCli, waitForDocument } from './failed-events
 
 const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);
+const patch = (app: App, id: number, body: unknown) =>
+  app.inject({ method: 'PATCH', url: `/plants/${id}`, headers: authHeaders(), payload: JSON.stringify(body) });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const missesOf = (document: unknown) => (document as MissedDocument | null)?.missedChanges ?? [];
+type App = Awaited<ReturnType<typeof hooks.startApp>>['app'];
 
 /**
  * An app sending new-plant events to /gone, and change events to /mirror and /gone?key=…, one attempt each: /gone
@@ -162,5 +167,27 @@ describe('discarding a miss, racing the service', () => {
       .filter((request) => request.path === '/mirror')
       .map((request) => JSON.parse(request.body) as { type: string });
     expect(mirror.map((event) => event.type)).toStrictEqual(['plant.created', 'plant.deleted', 'plant.created']);
+  });
+
+  it('while an instance holds the queue and gives up on another URL: its release, written from what it read before, does not bring the miss back', async () => {
+    const { app, plants, uri, gone } = await startWithRetiredReceiver();
+    await postPlant(app, { id: 35, name: 'Yew' });
+    await waitForDocument(plants, 35, missedAndDone('plant.created'));
+    // The next event: /mirror fails slowly, holding the claim while the miss of /gone is discarded.
+    hooks.receiver.respond = (request) => (request.path === '/mirror' ? { status: 500, afterMs: 1_500 } : 200);
+    const mirrored = hooks.receiver.received.filter((request) => request.path === '/mirror').length;
+    expect((await patch(app, 35, { name: 'Taxus' })).statusCode).toBe(200);
+    await hooks.receiver.waitFor((received) => received.filter((request) => request.path === '/mirror').length > mirrored);
+    expect((await plants.findOne({ _id: Long.fromNumber(35) }))?.changes?.lease).toBeDefined();
+
+    // The new-plant delivery to /gone, and the miss.
+    const discarded = await runCli(uri, ['--discard', '--url', gone]);
+    expect(discarded.output).toContain('discarded 2\n');
+    const done = (await waitForDocument(
+      plants,
+      35,
+      (document) => document?.changes === undefined && missesOf(document).some((missed) => missed.type === 'plant.updated'),
+    )) as MissedDocument | null;
+    expect(done?.missedChanges?.map(({ url, type }) => `${type} ${url}`)).toStrictEqual([`plant.updated ${hooks.receiver.url('/mirror')}`]);
   });
 });
