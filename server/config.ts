@@ -28,7 +28,7 @@ const positiveInt = (fallback: number) =>
   z.coerce.number(WHOLE_ABOVE_ZERO).int(WHOLE_ABOVE_ZERO).positive(WHOLE_ABOVE_ZERO).default(fallback);
 
 const NODE_ENV = z.enum(['development', 'production', 'test']).default('development');
-/** Unset: development's embedded MongoDB, which only a run outside production starts. */
+/** MongoDB, as the service and `npm run webhooks:failed` both read it. */
 const MONGODB_ENV = {
   MONGODB_URI: z
     .string()
