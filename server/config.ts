@@ -27,11 +27,9 @@ const WHOLE_ABOVE_ZERO = { error: 'must be a whole number above 0' };
 const positiveInt = (fallback: number) =>
   z.coerce.number(WHOLE_ABOVE_ZERO).int(WHOLE_ABOVE_ZERO).positive(WHOLE_ABOVE_ZERO).default(fallback);
 
-const EnvSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+const NODE_ENV = z.enum(['development', 'production', 'test']).default('development');
+/** MongoDB, as the service and `npm run webhooks:failed` both read it. */
+const MONGODB_ENV = {
   MONGODB_URI: z
     .string()
     .optional()
@@ -47,6 +45,20 @@ const EnvSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
+};
+/** The change queue's limit: a resync appends to the queue as a change does, within the same limit. */
+const WEBHOOK_CHANGE_QUEUE_LIMIT = positiveInt(1_000).refine((limit) => limit <= MAX_CHANGE_QUEUE_LIMIT, {
+  error: `must be at most ${MAX_CHANGE_QUEUE_LIMIT}`,
+});
+// Development only: where the embedded MongoDB keeps its data and the development token is kept.
+const PLANT_STORE_DEV_DIR = z.string().default('.dev');
+
+const EnvSchema = z.object({
+  NODE_ENV,
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...MONGODB_ENV,
   // Who may call.
   ...AUTH_ENV,
   CORS_ORIGINS: csv.refine((origins) => origins.every((origin) => URL.canParse(origin)), {
@@ -97,30 +109,44 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: positiveInt(5_000).refine((ms) => ms <= MAX_RETRY_DELAY_MS, { error: 'must be at most 3600000 (one hour)' }),
   WEBHOOK_MAX_ATTEMPTS: positiveInt(10),
   WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
-  WEBHOOK_CHANGE_QUEUE_LIMIT: positiveInt(1_000).refine((limit) => limit <= MAX_CHANGE_QUEUE_LIMIT, {
-    error: `must be at most ${MAX_CHANGE_QUEUE_LIMIT}`,
-  }),
+  WEBHOOK_CHANGE_QUEUE_LIMIT,
   // Prometheus metrics and OpenTelemetry traces.
   ...telemetryEnv,
-  // Development only: where the embedded MongoDB keeps its data and the development token is kept.
-  PLANT_STORE_DEV_DIR: z.string().default('.dev'),
+  PLANT_STORE_DEV_DIR,
 });
+
+/**
+ * What `npm run webhooks:failed` reads: MongoDB and the change queue's limit, nothing the service alone needs (tokens,
+ * a webhook secret), so it runs where the service runs with MONGODB_URI alone.
+ */
+const WebhooksCliEnvSchema = z.object({ NODE_ENV, ...MONGODB_ENV, WEBHOOK_CHANGE_QUEUE_LIMIT, PLANT_STORE_DEV_DIR });
 
 /** Every environment variable the configuration reads. */
 export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape) as (keyof typeof EnvSchema.shape)[];
+
+export interface MongoConfig {
+  /** Unset: the caller starts the embedded MongoDB. */
+  uri: string | undefined;
+  dbName: string;
+  timeoutMs: number;
+  writeConcern: { w: 'majority' | number; journal: boolean };
+}
+
+/** `npm run webhooks:failed`'s configuration: a part of the service's, read and validated alike. */
+export interface WebhooksCliConfig {
+  env: Config['env'];
+  mongodb: MongoConfig;
+  /** As the service's: a resync appends no event beyond it. */
+  changeQueueLimit: number;
+  devDir: string;
+}
 
 export interface Config extends AuthConfig {
   env: 'development' | 'production' | 'test';
   host: string;
   port: number;
   logLevel: string;
-  mongodb: {
-    /** Unset: the caller starts the embedded MongoDB. */
-    uri: string | undefined;
-    dbName: string;
-    timeoutMs: number;
-    writeConcern: { w: 'majority' | number; journal: boolean };
-  };
+  mongodb: MongoConfig;
   corsOrigins: string[];
   /** On SIGTERM, how long the service keeps serving with `/readyz` failing before it closes. */
   shutdownDelayMs: number;
@@ -159,12 +185,7 @@ export class ConfigError extends Error {
 
 /** Read from the environment once at start-up; nothing else reads `process.env` but the OpenTelemetry SDK. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = EnvSchema.safeParse(blankToUndefined(env));
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((failure) => `  ${failure.path.join('.')}: ${failure.message}`);
-    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(EnvSchema, env);
   const auth = authConfig(e);
   if ('problem' in auth) throw new ConfigError(`Invalid configuration:\n  ${auth.problem}`);
   if (e.NODE_ENV === 'production') {
@@ -201,12 +222,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     host: e.HOST,
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
-    mongodb: {
-      uri: e.MONGODB_URI,
-      dbName: (e.MONGODB_URI && parseConnectionString(e.MONGODB_URI)?.pathname.slice(1)) || DEFAULT_DB_NAME,
-      timeoutMs: e.MONGODB_TIMEOUT_MS,
-      writeConcern: { w: e.MONGODB_WRITE_CONCERN, journal: e.MONGODB_JOURNAL },
-    },
+    mongodb: mongoConfig(e),
     ...auth,
     corsOrigins: e.CORS_ORIGINS,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
@@ -225,6 +241,44 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metrics: metricsConfig(e, e.HOST),
     tracing: tracingConfig(e),
     devDir: resolve(e.PLANT_STORE_DEV_DIR),
+  };
+}
+
+/**
+ * `npm run webhooks:failed`'s part of the configuration, validated as the service validates it. In production
+ * MONGODB_URI is required: the development folder is read only outside it.
+ */
+export function loadWebhooksCliConfig(env: Record<string, string | undefined>): WebhooksCliConfig {
+  const e = parseEnv(WebhooksCliEnvSchema, env);
+  if (e.NODE_ENV === 'production' && e.MONGODB_URI === undefined) {
+    throw new ConfigError('Invalid configuration:\n  MONGODB_URI must be set when NODE_ENV=production');
+  }
+  return {
+    env: e.NODE_ENV,
+    mongodb: mongoConfig(e),
+    changeQueueLimit: e.WEBHOOK_CHANGE_QUEUE_LIMIT,
+    devDir: resolve(e.PLANT_STORE_DEV_DIR),
+  };
+}
+
+/** The environment as `schema` reads it, blanks as unset; every problem named by its variable. */
+function parseEnv<T extends z.ZodType>(schema: T, env: Record<string, string | undefined>): z.output<T> {
+  const parsed = schema.safeParse(blankToUndefined(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((failure) => `  ${failure.path.join('.')}: ${failure.message}`);
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+type MongoEnv = z.output<z.ZodObject<typeof MONGODB_ENV>>;
+
+function mongoConfig(e: MongoEnv): MongoConfig {
+  return {
+    uri: e.MONGODB_URI,
+    dbName: (e.MONGODB_URI && parseConnectionString(e.MONGODB_URI)?.pathname.slice(1)) || DEFAULT_DB_NAME,
+    timeoutMs: e.MONGODB_TIMEOUT_MS,
+    writeConcern: { w: e.MONGODB_WRITE_CONCERN, journal: e.MONGODB_JOURNAL },
   };
 }
 

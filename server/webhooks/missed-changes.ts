@@ -2,6 +2,7 @@ import { MongoServerError, type Collection, type Filter, type Long, type UpdateF
 import { HAS_MISSED, newChangeEvent, type MissedChange } from './change-record.js';
 import { ChangeWrites } from './change-writes.js';
 import { idDigits } from './event-body.js';
+import { selects, type FailedFilter } from './failed-filter.js';
 
 /** A plant (or a tombstone) as a resync reads it: what it is now, and its change queue's lease and misses. */
 export interface MissedDocument {
@@ -11,6 +12,8 @@ export interface MissedDocument {
   revision?: number;
   tombstone?: true;
   changes?: { lease?: { token: string } };
+  /** The new-plant event's due time, while it has deliveries pending. */
+  webhook?: { dueAt?: Date };
   missedChanges?: MissedChange[];
 }
 
@@ -28,17 +31,17 @@ export type ResyncOutcome =
   /** No longer kept: resynced meanwhile, or replaced by a later miss of that URL (listed next time). */
   | { kind: 'gone' };
 
-/** A change between a resync's read and its write makes the write match nothing; it reads again this often. */
-const RESYNC_TRIES = 5;
+/** A change between a resync's (or a discard's) read and its write makes the write match nothing; it reads again this often. */
+export const RESYNC_TRIES = 5;
 /** mongod's refusal of an update whose result would be larger than 16 MiB. */
 const DOCUMENT_TOO_LARGE = 17419;
 
-/** Every missed change, oldest plant first (or only the one whose given-up delivery had `webhookId`). */
-export async function listMissed(plants: Collection<MissedDocument>, webhookId?: string): Promise<ListedMiss[]> {
+/** Every missed change `filter` selects (the webhook-id is the given-up delivery's), oldest plant first. */
+export async function listMissed(plants: Collection<MissedDocument>, filter: FailedFilter = {}): Promise<ListedMiss[]> {
   const documents = await plants.find(HAS_MISSED, { projection: { missedChanges: 1 }, sort: { _id: 1 } }).toArray();
   return documents.flatMap((document) =>
     (document.missedChanges ?? [])
-      .filter((missed) => webhookId === undefined || missed.webhookId === webhookId)
+      .filter((missed) => selects(filter, missed))
       .map((missed) => ({ ...missed, plantId: idDigits(document._id), _id: document._id })),
   );
 }

@@ -21,7 +21,8 @@ export interface WebhookLease {
   token: string;
 }
 
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
+/** `discarded`: a failed delivery an operator gave up on for good (its receiver retired): neither listed nor replayed. */
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'discarded';
 
 export interface WebhookDelivery {
   /** The Standard Webhooks `webhook-id`: the same on every attempt, the receiver's idempotency key. */
@@ -35,7 +36,9 @@ export interface WebhookDelivery {
   /** What the last failed attempt got: `HTTP 503`, `timed out after 5000 ms`, `ECONNREFUSED`... */
   lastError?: string;
   deliveredAt?: Date;
+  /** Unset when discarded, so the failed-events index and count drop it; `discardedAt` says when. */
   failedAt?: Date;
+  discardedAt?: Date;
 }
 
 export const DUE_INDEX = { key: { 'webhook.dueAt': 1 }, name: 'webhook_dueAt', sparse: true } as const;

@@ -1,13 +1,10 @@
 // Failed deliveries stay in MongoDB, and `npm run webhooks:failed` (the built CLI) lists them and
 // replays them: the running service then delivers them with their original webhook-id. A change event given up on is
 // kept as its URL's miss of the plant, listed, and resynced with the plant as it is when replayed.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Long, type Collection } from 'mongodb';
+import { Long } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret, type ReceivedWebhook } from '@plant-store/service-launcher';
 import { authHeaders, postPlant, testMongoUri } from '../helpers/app.js';
@@ -18,24 +15,10 @@ import { readBacklog } from '../../server/webhooks/backlog.js';
 import { missedAfter, newChangeEvent, type MissedChange } from '../../server/webhooks/change-record.js';
 import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
 import { listMissed, resyncMissed, type MissedDocument } from '../../server/webhooks/missed-changes.js';
+import { missedAndDone, racedBy as raced, runCli, waitForDocument } from './failed-events-helpers.js';
 
-const CLI = fileURLToPath(new URL('../../dist/server/webhooks-failed.js', import.meta.url));
 const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);
-
-/** Runs the built CLI as `npm run webhooks:failed` does, with only MONGODB_URI set (and `env`). */
-async function runCli(
-  mongoUri: string,
-  args: string[] = [],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', MONGODB_URI: mongoUri, ...env } });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, output };
-}
 
 describe('npm run webhooks:failed', () => {
   it('lists the deliveries given up on, and --replay sends them again with the same webhook-id', async () => {
@@ -75,9 +58,14 @@ describe('npm run webhooks:failed', () => {
     const help = await runCli('', ['--help']);
     expect(help).toStrictEqual({
       code: 0,
-      output: expect.stringMatching(/^Usage: npm run webhooks:failed -- \[--replay\] \[--id msg_…\]\n/) as unknown,
+      output: expect.stringMatching(
+        /^Usage: npm run webhooks:failed -- \[--replay \| --discard\] \[--id msg_…\] \[--url <url>\]\n/,
+      ) as unknown,
     });
     expect(help.output).toContain('MONGODB_URI');
+    expect(help.output).toMatch(/^ {2}--discard {2}/m);
+    expect(help.output).toMatch(/^ {2}--url <url> {2}/m);
+    expect(help.output).toMatch(/^Exit codes: 0 /m);
   });
 
   it('refuses an unknown option, pointing to --help', async () => {
@@ -134,25 +122,6 @@ function mirrorAt(received: readonly ReceivedWebhook[], path: string, accepted: 
 async function storeList(app: App): Promise<unknown[]> {
   return int64Json.parse((await app.inject({ method: 'GET', url: '/plants', headers: authHeaders() })).body) as unknown[];
 }
-
-/** Polls plant `id`'s document until `predicate` holds. */
-async function waitForDocument(
-  plants: Collection<PlantDocument>,
-  id: number,
-  predicate: (document: PlantDocument | null) => boolean,
-): Promise<PlantDocument | null> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const document = await plants.findOne({ _id: Long.fromNumber(id) });
-    if (predicate(document)) return document;
-    if (Date.now() > deadline) throw new Error(`plant ${id} did not reach the expected state: ${JSON.stringify(document)}`);
-    await sleep(25);
-  }
-}
-
-/** Missed, and the queue that missed it done: what the release left. */
-const missedAndDone = (type: string) => (document: PlantDocument | null) =>
-  document?.changes === undefined && (document as MissedDocument | null)?.missedChanges?.[0]?.type === type;
 
 describe('npm run webhooks:failed, change events given up on', () => {
   /**
@@ -239,9 +208,13 @@ describe('npm run webhooks:failed, change events given up on', () => {
     expect(listed.output).not.toContain('secret-query');
     expect(listed.output).toContain('0 failed deliveries\n');
     expect(listed.output).toContain('1 missed change\n');
-    // --id finds it among both kinds, and another id finds nothing.
+    // --id finds it among both kinds.
     expect((await runCli(uri, ['--id', webhookId])).output).toContain('1 missed change\n');
-    expect((await runCli(uri, ['--id', 'msg_other'])).output).toContain('0 missed changes\n');
+    // Another id finds nothing: the operator named one that is not there, so it says so and exits 1.
+    const none = await runCli(uri, ['--id', 'msg_other']);
+    expect(none.output).toContain('0 missed changes\n');
+    expect(none.output).toContain('no failed delivery or missed change has the webhook-id msg_other\n');
+    expect(none.code).toBe(1);
 
     recover();
     const before = Date.now();
@@ -314,20 +287,7 @@ describe('npm run webhooks:failed, change events given up on', () => {
     const collection = db.collection<MissedDocument>('plants', { promoteLongs: false });
     const [first, second] = await listMissed(collection);
     if (!first || !second) throw new Error('two misses were to be listed');
-    /** The collection, running `between` once, after the resync's first read and before its write. */
-    const racedBy = (between: () => Promise<void>) => {
-      let raced = false;
-      const racing = Object.create(collection) as Collection<MissedDocument>;
-      racing.findOne = (async (...args: Parameters<typeof collection.findOne>) => {
-        const read = await collection.findOne(...args);
-        if (!raced) {
-          raced = true;
-          await between();
-        }
-        return read;
-      }) as typeof collection.findOne;
-      return racing;
-    };
+    const racedBy = (between: () => Promise<void>) => raced(collection, between);
 
     // Plant 24 changes between the resync's read and its write, made by another instance's store (whose worker has
     // not looked yet, so no claim comes in between): the resync reads again and goes after the change.
@@ -380,7 +340,8 @@ describe('npm run webhooks:failed, change events given up on', () => {
       { $set: { changes: { dueAt: new Date(Date.now() + 3_600_000), claims: 0, recorded: 2, events: waiting } } },
     );
     const replayed = await runCli(uri, ['--replay'], { WEBHOOK_CHANGE_QUEUE_LIMIT: '2' });
-    expect(replayed.code).toBe(0);
+    // Left undone: exit 1, so a script running it knows to run it again.
+    expect(replayed.code).toBe(1);
     expect(replayed.output).toMatch(/^not resynced: change plant 25 .* plant\.updated, 1 attempt: its change queue is full/m);
     expect(replayed.output).toContain('resynced 0, full 1\n');
     expect((await runCli(uri)).output).toContain('1 missed change\n');
