@@ -2,7 +2,6 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { httpError } from '../errors/http-error.js';
-import { sendOwedContinue } from './expect-continue.js';
 
 export type BodyStream = Readable & { receivedEncodedLength?: number };
 
@@ -63,6 +62,5 @@ export function readBodyText(request: FastifyRequest, payload: BodyStream, done:
   payload.on('data', onData);
   payload.on('end', onEnd);
   payload.on('error', onEnd);
-  sendOwedContinue(request.raw);
   payload.resume();
 }

@@ -15,8 +15,14 @@ export function registerJsonEdge(app: FastifyInstance) {
   app.setReplySerializer(exactJsonText);
 }
 
-export function addJsonBodyParser(app: FastifyInstance, mediaType: string) {
+/** `refusal`: what refuses the body before it is read (a media type the request's operation does not take). */
+export function addJsonBodyParser(app: FastifyInstance, mediaType: string, refusal?: (request: FastifyRequest) => Error | undefined) {
   app.addContentTypeParser(mediaType, (request, payload: BodyStream, done) => {
+    const refused = refusal?.(request);
+    if (refused) {
+      done(refused);
+      return;
+    }
     readBodyText(request, payload, (error, body = '', byteLength = 0) => {
       if (error) done(error);
       // Clients often send Content-Type on every request: an empty DELETE is no body, not an empty one.

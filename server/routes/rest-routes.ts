@@ -22,10 +22,16 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
     writeBackAdapterMarkers(rest);
-    for (const mediaType of otherMediaTypes) addJsonBodyParser(rest, mediaType);
-    // Any other media type: a 415 naming those the operation takes.
+    // Any other media type, or one the operation does not declare: a 415 naming those it takes, before the body is read.
+    const refusedMediaType = (request: FastifyRequest) =>
+      unsupportedMediaType(operationOf(request)?.mediaTypes ?? ['application/json'], request.method);
+    for (const mediaType of otherMediaTypes) {
+      addJsonBodyParser(rest, mediaType, (request) =>
+        operationOf(request)?.mediaTypes.includes(mediaType) ? undefined : refusedMediaType(request),
+      );
+    }
     rest.addContentTypeParser('*', (request, _payload, done) => {
-      done(unsupportedMediaType(operationOf(request)?.mediaTypes ?? ['application/json'], request.method));
+      done(refusedMediaType(request));
     });
     // Callback-style hooks, one per route, its operation's checks chosen here: the body's on routes that take one; on
     // every route, `__proto__` and the like refused before trpc-to-openapi reads the query. The catch-all serves any

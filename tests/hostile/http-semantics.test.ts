@@ -90,7 +90,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expectNoErrorLogged(service);
   });
 
-  it('Expect: 100-continue: the 100 comes only once the body will be read, never before a refusal', async () => {
+  it('Expect: 100-continue: the 100 comes only once the body will be read, never before a refusal the head decides', async () => {
     const FIRST_LINE = /^HTTP\/1\.1 (\d{3}) /;
     /** The service's first answer to a head sent alone, then what follows the body once sent. */
     const sendAwaiting = async (path: string, headers: Record<string, string>, body: string, length = Buffer.byteLength(body)) => {
@@ -124,7 +124,14 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       });
       expect(await sendAwaiting(path, admitted, plantBody(704), 10_000_000)).toStrictEqual({ first: 413, statuses: [413] });
     }
+    // A media type another operation takes, but not this one.
+    const mergePatch = { ...admitted, 'content-type': 'application/merge-patch+json' };
+    expect(await sendAwaiting('/plants', mergePatch, plantBody(706))).toStrictEqual({ first: 415, statuses: [415] });
     expect(await sendAwaiting('/nowhere', admitted, plantBody(705))).toStrictEqual({ first: 404, statuses: [404] });
+    expect(await sendAwaiting('/healthz', { ...admitted, 'content-type': 'text/plain' }, 'Fern')).toStrictEqual({
+      first: 405,
+      statuses: [405],
+    });
     // A request without a body has nothing to hold back: its connection stays open for the next.
     const socket = await openRawSocket(service.url);
     const get = (path: string) => `GET ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${HOSTILE_TOKEN}\r\n`;
