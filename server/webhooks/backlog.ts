@@ -12,7 +12,8 @@ export interface WebhookBacklog {
 
 /**
  * Small queries, each on a sparse index that holds only the events it counts. Due counts plants with new-plant or change
- * events due; failed, new-plant events with a failed delivery and plants with a missed change, as `webhooks:failed` lists them.
+ * events due; failed, plants with a failed new-plant delivery or with a missed change (the CLI lists each delivery and
+ * each URL missed, so its counts may be higher).
  */
 export async function readBacklog(plants: Collection<EventDocument>, signal: AbortSignal, now = new Date()): Promise<WebhookBacklog> {
   const [webhooks, changes, failed, missed] = await Promise.all([

@@ -62,12 +62,14 @@ export function isPending(event: ChangeEvent): boolean {
 
 /**
  * The misses kept after `done` events leave the queue: each delivery given up on replaces its URL's entry (a resync
- * sends the latest state, so the latest miss says enough), the oldest going beyond `MISSED_LIMIT`.
+ * sends the latest state, so the latest miss says enough), the oldest going beyond `MISSED_LIMIT`. A later event
+ * delivered to that URL clears it: each event carries the plant's whole state, and a URL gets them in order.
  */
 export function missedAfter(kept: readonly MissedChange[], done: readonly ChangeEvent[]): MissedChange[] {
   let missed = [...kept];
   for (const event of done) {
     for (const delivery of event.deliveries) {
+      if (delivery.state === 'delivered') missed = missed.filter((other) => other.url !== delivery.url);
       if (delivery.state !== 'failed') continue;
       const entry: MissedChange = {
         url: delivery.url,

@@ -102,7 +102,7 @@ const remove = (app: App, id: number) => app.inject({ method: 'DELETE', url: `/p
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A mirror as docs/webhooks.md shows one: the events accepted at `path` (its query aside), applied in the order they
+ * A mirror as the webhooks guide shows one: the events accepted at `path` (its query aside), applied in the order they
  * came, duplicates skipped; its plants in ascending ids, as the store lists them.
  */
 function mirrorAt(received: readonly ReceivedWebhook[], path: string, accepted: WeakSet<ReceivedWebhook>): unknown[] {
@@ -249,16 +249,17 @@ describe('npm run webhooks:failed, change events given up on', () => {
     // One miss per URL: the delete's replaced the update's.
     expect(tombstone.missedChanges?.map((missed) => missed.type)).toStrictEqual(['plant.deleted']);
 
-    // /stale is back: it takes the new plant's plant.created, and the plant keeps the miss of its deleted self.
-    recover();
+    // Created again while /stale still refuses: the live plant keeps the miss of its deleted self until its own
+    // plant.created is given up on too, which then stands for both.
     expect((await postPlant(app, { id: 23, name: 'Ivy', tag: 'evergreen' })).statusCode).toBe(200);
-    const live = (await waitForDocument(
-      plants,
-      23,
-      (document) => document !== null && document.changes === undefined && !document.tombstone,
-    )) as MissedDocument;
-    expect(live.missedChanges?.map((missed) => missed.webhookId)).toStrictEqual(tombstone.missedChanges?.map((missed) => missed.webhookId));
-    expect((await runCli(uri)).output).toMatch(/^change plant 23 .* plant\.deleted, 1 attempt, failed /m);
+    const created = (await plants.findOne({ _id: Long.fromNumber(23) })) as MissedDocument | null;
+    expect(created?.tombstone).toBeUndefined();
+    expect(created?.missedChanges?.map((missed) => missed.webhookId)).toStrictEqual(
+      tombstone.missedChanges?.map((missed) => missed.webhookId),
+    );
+    await waitForDocument(plants, 23, missedAndDone('plant.created'));
+    expect((await runCli(uri)).output).toMatch(/^change plant 23 .* plant\.created, 1 attempt, failed /m);
+    recover();
 
     const received = hooks.receiver.received.length;
     expect((await runCli(uri, ['--replay'])).output).toContain('resynced 1\n');
@@ -271,6 +272,29 @@ describe('npm run webhooks:failed, change events given up on', () => {
     // The plant stays, its queue gone once delivered, its miss taken.
     const after = (await waitForDocument(plants, 23, (document) => document?.changes === undefined)) as MissedDocument;
     expect(after.missedChanges).toBeUndefined();
+  });
+
+  it('a later event delivered to the URL clears its miss: the mirror has the whole plant again, and a tombstone goes', async () => {
+    const { app, plants, uri, recover, mirror, backlog } = await startMirrors();
+    for (const id of [25, 26]) {
+      await postPlant(app, { id, name: 'Mint' });
+      await hooks.receiver.waitFor((received) =>
+        received.some((request) => request.path.startsWith('/stale') && request.body.includes(`"id":${id}`)),
+      );
+      expect((await patch(app, id, { tag: 'herb' })).statusCode).toBe(200);
+      await waitForDocument(plants, id, missedAndDone('plant.updated'));
+    }
+    expect(await backlog()).toMatchObject({ failed: 2 });
+
+    recover();
+    expect((await patch(app, 25, { name: 'Spearmint' })).statusCode).toBe(200);
+    expect((await remove(app, 26)).statusCode).toBe(204);
+    await waitForDocument(plants, 25, (document) => document !== null && document.changes === undefined);
+    expect(((await plants.findOne({ _id: Long.fromNumber(25) })) as MissedDocument | null)?.missedChanges).toBeUndefined();
+    await waitForDocument(plants, 26, (document) => document === null);
+    expect(mirror('/stale')).toStrictEqual(await storeList(app));
+    expect((await runCli(uri)).output).toContain('0 missed changes\n');
+    expect(await backlog()).toMatchObject({ failed: 0 });
   });
 
   it('a resync racing a change: appended after the change, with the plant as the change left it; nothing lost or sent twice', async () => {
@@ -384,6 +408,15 @@ describe('the misses a plant keeps', () => {
     };
   };
   const entry = (url: string, webhookId: string): MissedChange => ({ url, type: 'plant.updated', webhookId, attempts: 1, failedAt });
+
+  it('a delivery to a URL after its miss clears it; one given up on after a delivery is kept', () => {
+    const delivered = (url: string, id: string) => {
+      const event = given(url, id);
+      return { ...event, deliveries: event.deliveries.map((delivery) => ({ ...delivery, state: 'delivered' as const })) };
+    };
+    expect(missedAfter([entry('a', 'msg_1'), entry('b', 'msg_2')], [delivered('a', 'msg_3')])).toStrictEqual([entry('b', 'msg_2')]);
+    expect(missedAfter([], [delivered('a', 'msg_4'), given('a', 'msg_5')])).toStrictEqual([entry('a', 'msg_5')]);
+  });
 
   it('one per URL, the latest; the oldest go beyond a hundred URLs', () => {
     expect(missedAfter([entry('a', 'msg_1'), entry('b', 'msg_2')], [given('a', 'msg_3')])).toStrictEqual([
