@@ -10,6 +10,8 @@ export interface DeclaredOperation {
   /** The request body's media types, lower case (`application/json` unless declared otherwise). */
   mediaTypes: readonly string[];
   pathParameters: readonly string[];
+  /** What its query may name; undefined where its input is not known field by field. */
+  queryParameters: readonly string[] | undefined;
   /** Whether its body may hold a key the path or If-Match gives, which it must not. */
   checksBody: boolean;
 }
@@ -22,13 +24,17 @@ declare module 'fastify' {
 }
 
 export function declaredOperations(router: AppRouter): DeclaredOperation[] {
-  const metas = new Map(procedureEntries<ProcedureMeta>(router).map(({ path, meta }) => [path, meta ?? {}]));
+  const entries = new Map(procedureEntries<ProcedureMeta>(router).map((entry) => [entry.path, entry]));
   return restOperations(router).map((operation) => {
-    const meta = metas.get(operation.procedurePath) ?? {};
+    const entry = entries.get(operation.procedurePath);
+    const meta = entry?.meta ?? {};
     const mediaTypes = (meta.openapi?.contentTypes ?? ['application/json']).map((type) => type.toLowerCase());
     const pathParameters = [...operation.path.matchAll(/\{(\w+)\}/g)].flatMap((match) => (match[1] ? [match[1]] : []));
+    // If-Match comes as a header over REST; its input field is for /trpc and in-process callers.
+    const fromElsewhere = new Set([...pathParameters, ...(meta.conditional?.ifMatch ? ['ifMatch'] : [])]);
+    const queryParameters = entry?.inputKeys?.filter((key) => !fromElsewhere.has(key));
     const checksBody = pathParameters.length > 0 || meta.conditional?.ifMatch === true;
-    return { operation, meta, mediaTypes, pathParameters, checksBody };
+    return { operation, meta, mediaTypes, pathParameters, queryParameters, checksBody };
   });
 }
 

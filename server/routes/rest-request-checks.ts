@@ -85,8 +85,16 @@ export function queryError(request: FastifyRequest, operation: DeclaredOperation
     reservedParameterError(request.query) ??
     queryOfBodyError(request) ??
     pathParameterInQueryError(request, operation) ??
-    conditionInQueryError(request, operation)
+    conditionInQueryError(request, operation) ??
+    unreadQueryError(request, operation)
   );
+}
+
+/** An operation whose input the path and headers give: its procedure's own words would name the path's fields. */
+function unreadQueryError(request: FastifyRequest, operation: DeclaredOperation | undefined): Error | undefined {
+  if (operation?.queryParameters?.length !== 0) return undefined;
+  const names = Object.keys(request.query as Record<string, unknown>);
+  return names.length === 0 ? undefined : unknownParametersError(names, 'this operation takes no query parameters');
 }
 
 /** trpc-to-openapi lets the path's value win, so the query's would be silently ignored. */

@@ -41,12 +41,14 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     const preHandlers = (operation: RestOperation | undefined): preHandlerHookHandler[] => {
       const own = declaredAs(operation);
       if (own === undefined) return [checkAnyBody, checkAnyQuery];
+      // The operation the empty-parameter check found, where it looked (`GET /plants/` lists), else the route's own.
+      const served = (request: FastifyRequest) => request.restOperation ?? own;
       const check: preHandlerHookHandler = BODY_METHODS.has(own.operation.method)
         ? (request, _reply, done) => {
             done(bodyError(request, own, otherMediaTypes) ?? queryError(request, own));
           }
         : (request, _reply, done) => {
-            done(queryError(request, own));
+            done(queryError(request, served(request)));
           };
       return [check];
     };

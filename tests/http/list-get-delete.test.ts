@@ -151,10 +151,13 @@ describe('DELETE /plants/{id}', () => {
     expectError(await del('/plants/1', {}), 401, /^missing bearer token/);
   });
 
-  it('refuses the id in the query too, where the path would silently win: neither plant is read or deleted', async () => {
+  it("refuses a query on reading or deleting one plant: the id is the path's, nothing else is read; neither plant is touched", async () => {
     await store(6, 7);
     expectError(await get('/plants/6?id=7'), 400, 'unknown parameter "id": the path gives it');
     expectError(await del('/plants/6?id=7'), 400, 'unknown parameter "id": the path gives it');
+    // Any other name: neither operation reads its query.
+    expectError(await get('/plants/6?Id=7&foo=1'), 400, 'unknown parameters "Id", "foo": this operation takes no query parameters');
+    expectError(await del('/plants/6?foo=1'), 400, 'unknown parameter "foo": this operation takes no query parameters');
     expect(await testApp.plants.countDocuments({})).toBe(2);
   });
 

@@ -12,6 +12,8 @@ export interface ProcedureEntry<TMeta> {
   path: string;
   type: 'query' | 'mutation' | 'subscription';
   meta: TMeta | undefined;
+  /** The fields of its input, when every `.input()` is an object schema with a `shape` (zod's); otherwise undefined. */
+  inputKeys: string[] | undefined;
 }
 
 // tRPC gives no public way to list a router's procedures with their meta; this package already reads its internals.
@@ -20,7 +22,14 @@ export function procedureEntries<TMeta>(router: AnyTRPCRouter): ProcedureEntry<T
     path,
     type: procedure._def.type,
     meta: procedure._def.meta as TMeta | undefined,
+    inputKeys: inputKeysOf((procedure._def as { inputs?: unknown[] }).inputs ?? []),
   }));
+}
+
+function inputKeysOf(inputs: readonly unknown[]): string[] | undefined {
+  const shapes = inputs.map((input) => (input as { shape?: unknown } | null)?.shape);
+  if (shapes.some((shape) => typeof shape !== 'object' || shape === null)) return undefined;
+  return shapes.flatMap((shape) => Object.keys(shape as object));
 }
 
 /**
