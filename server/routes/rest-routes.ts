@@ -26,8 +26,14 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     const refusedMediaType = (request: FastifyRequest) =>
       unsupportedMediaType(operationOf(request)?.mediaTypes ?? ['application/json'], request.method);
     for (const mediaType of otherMediaTypes) {
+      // Where every operation of the method takes it (a merge patch on PATCH), no operation is looked up per request.
+      const takenByAll = new Set(
+        operations
+          .map(({ method }) => method)
+          .filter((method) => declared.every(({ operation, mediaTypes }) => operation.method !== method || mediaTypes.includes(mediaType))),
+      );
       addJsonBodyParser(rest, mediaType, (request) =>
-        operationOf(request)?.mediaTypes.includes(mediaType) ? undefined : refusedMediaType(request),
+        takenByAll.has(request.method) || operationOf(request)?.mediaTypes.includes(mediaType) ? undefined : refusedMediaType(request),
       );
     }
     rest.addContentTypeParser('*', (request, _payload, done) => {
