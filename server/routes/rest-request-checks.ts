@@ -35,10 +35,8 @@ function otherMediaType(request: FastifyRequest, otherMediaTypes: readonly strin
 
 /** trpc-to-openapi reads JSON only, so another declared media type goes on as JSON; a key the path or If-Match gives is refused. */
 function checkedBodyError(request: FastifyRequest, operation: DeclaredOperation, mediaType: string | undefined): Error | undefined {
-  if (mediaType !== undefined) {
-    if (!operation.mediaTypes.includes(mediaType)) return unsupportedMediaType(operation.mediaTypes, request.method);
-    request.headers['content-type'] = 'application/json';
-  }
+  // Its parser has already refused it where the operation does not declare it.
+  if (mediaType !== undefined) request.headers['content-type'] = 'application/json';
   const body = request.body as Record<string, unknown>;
   const fromPath = operation.pathParameters.find((name) => Object.hasOwn(body, name));
   if (fromPath !== undefined)
