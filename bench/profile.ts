@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile -- --operation delete --contender 1`: one contender of `npm run bench`
- * alone, on the no-op store, at a fixed request rate, with V8's CPU profiler running in its server
+ * alone, on the no-op store (`--store mongo` for MongoDB's), at a fixed request rate, with V8's CPU profiler running in its server
  * child for exactly the measured window; prints the server's CPU per request and the profile's
  * self time per request by package (`--by function` for functions). With `--heap`, V8's sampling
  * heap profiler instead, garbage included: the bytes allocated per request, by package or function.
@@ -21,11 +21,14 @@ import { readSelfTimes } from './cpu-profile.js';
 import { readAllocations } from './heap-profile.js';
 import { runRound } from './load-round.js';
 import type { Grouping } from './profile-frames.js';
+import { BenchDatabase } from './bench-database.js';
 import { ServerProcess } from './server-process.js';
+import { openMongo, storeEnv, storePreparation } from './store-preparation.js';
 
 const { values: args } = parseArgs({
   options: {
     operation: { type: 'string', default: 'create' },
+    store: { type: 'string', default: 'noop' },
     contender: { type: 'string' },
     rate: { type: 'string', default: '8000' },
     seconds: { type: 'string', default: '10' },
@@ -50,6 +53,8 @@ function positive(name: string, text: string | undefined): number {
 
 const operation = OPERATIONS.find(({ name }) => name === args.operation);
 if (operation === undefined) throw new Error(`--operation must be one of ${OPERATIONS.map(({ name }) => name).join(', ')}`);
+if (args.store !== 'noop' && args.store !== 'mongo') throw new Error('--store must be noop or mongo');
+const store = args.store;
 if (args.by !== 'package' && args.by !== 'function') throw new Error('--by must be package or function');
 const by: Grouping = args.by;
 const rate = positive('rate', args.rate);
@@ -67,12 +72,17 @@ if (contender === undefined) {
   process.exit(args.contender === undefined ? 0 : 1);
 }
 
+const mongo = store === 'mongo' ? await openMongo() : undefined;
+const db = mongo ? await BenchDatabase.open(mongo.uri) : undefined;
+const preparation = storePreparation(operation, db);
 const server = await ServerProcess.start({
   server: contender.server,
-  store: 'noop',
-  env: { API_TOKENS: TOKEN, MONGODB_URI: 'mongodb://127.0.0.1:9/unused' },
+  store,
+  env: storeEnv(TOKEN, db?.uri ?? 'mongodb://127.0.0.1:9/unused'),
 });
 try {
+  await preparation.beforeOperation();
+  await preparation.beforeRound(WARMUP_SECONDS + seconds);
   await checkAnswers(contender, server.url, TOKEN);
   const round = {
     url: server.url,
@@ -115,4 +125,6 @@ try {
   }
 } finally {
   await server.stop();
+  await db?.drop();
+  await mongo?.stop();
 }

@@ -15,7 +15,6 @@ import { CREATE, OPERATIONS, UPDATE, checkAnswers, type Contender, type Operatio
 import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { observedServiceEnv, startCollectorStub } from './observed-service.js';
-import { deleteIds, updateIds } from './plant-requests.js';
 import {
   formatCostCeilings,
   formatCpuAgainstBaseline,
@@ -31,6 +30,7 @@ import {
 import { formatResultsSection, type MeasuredOperation } from './results-table.js';
 import { ServerProcess, STEADY_HEAP_FLAGS } from './server-process.js';
 import { measureStartup } from './startup-time.js';
+import { LIST_SEED, openMongo, storeEnv, storePreparation } from './store-preparation.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,62 +54,7 @@ const TOKEN = `bench-${randomBytes(12).toString('base64url')}`;
 const PROFILE_DIR = join(tmpdir(), 'plant-store-bench-profiles');
 /** The no-op runs never connect; the config still wants a connection string. */
 const UNUSED_MONGODB_URI = 'mongodb://127.0.0.1:9/unused';
-/** The plants the MongoDB list rounds page through (the first page of which each request reads). */
-const LIST_SEED = 1_000;
-/**
- * The MongoDB delete rounds store, before each round, this many plants per second of the round
- * for it to delete (over twice the fastest rate seen here, 10,458/s; 12,000 ran out once);
- * a round that runs out fails on its first 404.
- */
-const DELETE_POOL_PER_SECOND = 25_000;
-/** Ids of the plants stored for delete rounds: apart from the list's and the creates'. */
-let nextPoolId = 1_000_000;
-
-interface Mongo {
-  uri: string;
-  kind: string;
-  description: string;
-  stop(): Promise<void>;
-}
-
-async function openMongo(): Promise<Mongo> {
-  // Loaded only when needed: a no-op-only run needs no MongoDB at all.
-  const { resolveMongo } = await import('../index.js');
-  return resolveMongo({
-    uri: process.env.MONGODB_URI,
-    warn: (message: string) => {
-      console.warn(message);
-    },
-  });
-}
-
-function serverEnv(mongodbUri: string): Record<string, string> {
-  return { API_TOKENS: TOKEN, MONGODB_URI: mongodbUri, MONGODB_WRITE_CONCERN: process.env.MONGODB_WRITE_CONCERN ?? 'majority' };
-}
-
-/**
- * Prepares the MongoDB store for the rounds of an operation: list pages through LIST_SEED known
- * plants; delete finds, before each round, the plants it will delete (`beforeRound`). The no-op
- * store needs none of it: it lists its own page and deletes any id.
- */
-function storePreparation(operation: Operation, db: BenchDatabase | undefined) {
-  return {
-    beforeOperation: async () => {
-      if (!db || operation.name === 'create') return;
-      await db.empty();
-      if (operation.name === 'list' || operation.name === 'list-by-tag') await db.fill(1, LIST_SEED);
-    },
-    beforeRound: async (seconds: number) => {
-      if (!db || (operation.name !== 'delete' && operation.name !== 'update')) return;
-      await db.empty();
-      // One more for the answer checked before the warm-up.
-      const count = Math.ceil(seconds * DELETE_POOL_PER_SECOND) + 1;
-      await db.fill(nextPoolId, count);
-      (operation.name === 'delete' ? deleteIds : updateIds).restart(nextPoolId);
-      nextPoolId += count;
-    },
-  };
-}
+const serverEnv = (mongodbUri: string) => storeEnv(TOKEN, mongodbUri);
 
 /** Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike. */
 async function compare(

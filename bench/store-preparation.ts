@@ -1,0 +1,61 @@
+import type { BenchDatabase } from './bench-database.js';
+import type { Operation } from './contenders.js';
+import { deleteIds, updateIds } from './plant-requests.js';
+
+/** The plants the MongoDB list rounds page through (the first page of which each request reads). */
+export const LIST_SEED = 1_000;
+/**
+ * The MongoDB delete and update rounds store, before each round, this many plants per second of the round for it to
+ * change (over twice the fastest rate seen here, 10,458/s; 12,000 ran out once); a round that runs out fails on its
+ * first 404.
+ */
+const POOL_PER_SECOND = 25_000;
+/** Ids of the plants stored for delete and update rounds: apart from the list's and the creates'. */
+let nextPoolId = 1_000_000;
+
+export interface Mongo {
+  uri: string;
+  kind: string;
+  description: string;
+  stop(): Promise<void>;
+}
+
+export async function openMongo(): Promise<Mongo> {
+  // Loaded only when needed: a no-op-only run needs no MongoDB at all.
+  const { resolveMongo } = await import('../index.js');
+  return resolveMongo({
+    uri: process.env.MONGODB_URI,
+    warn: (message: string) => {
+      console.warn(message);
+    },
+  });
+}
+
+/** What a server child is started with: the token its requests carry, and the store's database. */
+export function storeEnv(token: string, mongodbUri: string): Record<string, string> {
+  return { API_TOKENS: token, MONGODB_URI: mongodbUri, MONGODB_WRITE_CONCERN: process.env.MONGODB_WRITE_CONCERN ?? 'majority' };
+}
+
+/**
+ * Prepares the MongoDB store for the rounds of an operation: list pages through LIST_SEED known plants; delete and
+ * update find, before each round, the plants they will change (`beforeRound`). The no-op store needs none of it: it
+ * lists its own page and deletes or renames any id.
+ */
+export function storePreparation(operation: Operation, db: BenchDatabase | undefined) {
+  return {
+    beforeOperation: async () => {
+      if (!db || operation.name === 'create') return;
+      await db.empty();
+      if (operation.name === 'list' || operation.name === 'list-by-tag') await db.fill(1, LIST_SEED);
+    },
+    beforeRound: async (seconds: number) => {
+      if (!db || (operation.name !== 'delete' && operation.name !== 'update')) return;
+      await db.empty();
+      // One more for the answer checked before the warm-up.
+      const count = Math.ceil(seconds * POOL_PER_SECOND) + 1;
+      await db.fill(nextPoolId, count);
+      (operation.name === 'delete' ? deleteIds : updateIds).restart(nextPoolId);
+      nextPoolId += count;
+    },
+  };
+}
