@@ -23,10 +23,12 @@ vi.mock('@trpc/server/adapters/fastify', async (importOriginal) => {
   return { ...adapter, fastifyRequestHandler };
 });
 
+const ORIGIN = 'https://app.example';
 let testApp: TestApp;
 beforeAll(async () => {
   // The fast path whatever FAST_PATH the run has: with it off there would be nothing to compare.
-  testApp = await startTestApp({ env: { FAST_PATH: 'on' }, overrides: { store: storeByRequest } });
+  // With CORS on, so that each answer's Vary has the app's `Origin` to keep.
+  testApp = await startTestApp({ env: { FAST_PATH: 'on', CORS_ORIGINS: ORIGIN }, overrides: { store: storeByRequest } });
 });
 afterAll(async () => {
   await testApp.close();
@@ -51,6 +53,7 @@ const mutationCases: [string, string, string, Record<string, string>][] = [
     '{"id":9,"name":"Fern"}',
     { ...token, 'content-type': 'Application/JSON; charset=utf-8' },
   ],
+  ['a browser origin', 'createPlant', '{"id":14,"name":"Fern"}', { ...token, origin: ORIGIN }],
   ['a taken id', 'createPlant', '{"id":10,"name":"taken"}', token],
   ['a database outage', 'createPlant', '{"id":11,"name":"database down"}', token],
   ['a failing store', 'createPlant', '{"id":12,"name":"bug"}', token],
@@ -122,6 +125,8 @@ const queryCases: [string, string, string | undefined, Record<string, string>][]
   ['get: a failing store', 'getPlant', `{"id":${FAILING_ID}}`, bearer],
   ['get: an output that breaks the schema', 'getPlant', `{"id":${BAD_OUTPUT_ID}}`, bearer],
   ['get: no token', 'getPlant', '{"id":1}', {}],
+  ['get: a browser origin', 'getPlant', '{"id":1}', { ...bearer, origin: ORIGIN }],
+  ['get: not found, from a browser origin', 'getPlant', '{"id":42}', { ...bearer, origin: ORIGIN }],
   ['a mutation sent as GET (405)', 'deletePlant', '{"id":1}', bearer],
   ['a create sent as GET (405)', 'createPlant', undefined, bearer],
 ];

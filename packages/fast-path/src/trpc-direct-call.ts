@@ -123,7 +123,9 @@ export function createDirectCall<TContext extends object>({
 }
 
 function send(reply: FastifyReply, status: number, payload: string, extraHeaders: Record<string, string>): FastifyReply {
-  reply.code(status).headers(ANSWER_HEADERS);
+  // After what the app already varies by (CORS: `Origin`), as tRPC's handler leaves it.
+  const vary = reply.getHeader('vary');
+  reply.code(status).headers(vary === undefined ? ANSWER_HEADERS : { ...ANSWER_HEADERS, vary: `${String(vary)}, ${TRPC_VARY}` });
   if (extraHeaders !== NO_HEADERS) reply.headers(extraHeaders);
   // The identity serializer keeps Fastify from adding `; charset=utf-8`: tRPC answers plain `application/json`.
   // Fastify's hooks are callbacks here, so the answer is on its way when this returns.
@@ -190,7 +192,8 @@ function queryInput(url: string): string | undefined {
   return input;
 }
 
-const ANSWER_HEADERS = { vary: 'trpc-accept, accept', 'content-type': 'application/json' };
+const TRPC_VARY = 'trpc-accept, accept';
+const ANSWER_HEADERS = { vary: TRPC_VARY, 'content-type': 'application/json' };
 const NO_HEADERS: Record<string, string> = {};
 const asIs = (payload: string) => payload;
 const identity = (text: string) => text;
