@@ -1,5 +1,5 @@
 import type { ErrorBody } from './error.js';
-import type { NewPlant, Plant, StoredPlant } from './plant.js';
+import type { NewPlant } from './plant.js';
 
 /**
  * Each operation's documented answers with their examples: the tests send every request to the real app and
@@ -23,9 +23,14 @@ export interface OperationExample {
   given?: NewPlant[];
   /** For statuses no request alone produces: the configuration or failure the tests arrange. */
   condition?: string;
-  response?: Plant | StoredPlant | StoredPlant[] | ErrorBody;
+  /** Its shape is held where it counts: the tests compare it with the real answer. */
+  response?: ExampleJson;
   headers?: Record<string, string>;
 }
+
+/** An answer's body: JSON, an int64 beyond 2^53 as a bigint. */
+export type ExampleJson =
+  string | number | bigint | boolean | null | readonly ExampleJson[] | { readonly [key: string]: ExampleJson | undefined };
 
 /** The 500 message carries the request id; the document shows this one in its place. */
 export const REQUEST_ID_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';

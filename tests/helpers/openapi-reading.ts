@@ -39,7 +39,7 @@ export interface OpenApiDocument {
   servers?: { url: string; description?: string }[];
   security?: Record<string, string[]>[];
   paths: Record<string, Record<string, Operation | undefined> | undefined>;
-  components?: { securitySchemes?: Record<string, Record<string, unknown>> };
+  components?: { securitySchemes?: Record<string, Record<string, unknown>>; schemas?: Record<string, unknown> };
 }
 
 export async function fetchDocument(app: FastifyInstance, url = '/openapi.json'): Promise<OpenApiDocument> {

@@ -153,16 +153,35 @@ describe('ids beyond 2^53 in the examples', () => {
     return (typeof id === 'bigint' && isBig(id)) || Object.values(node).some(holdsBigId);
   };
 
-  it.each(Object.keys(OPERATION_EXAMPLES))('%s shows one, in a request or an answer the tests send and compare', (operationId) => {
-    const operation = operations.get(operationId);
-    const requestExamples = Object.values(operation?.requestBody?.content['application/json']?.examples ?? {});
-    const responses = Object.values(operation?.responses ?? {});
-    const shown = [
-      ...requestExamples.map((example) => example.value),
-      ...responses.flatMap((response) => [response.description, ...Object.values(response.content?.['application/json']?.examples ?? {})]),
-    ];
-    expect(shown.some(holdsBigId)).toBe(true);
-  });
+  /** Whether the operation's parameters, body or answers hold an int64, their schemas' references followed. */
+  const carriesInt64 = (node: unknown, seen = new Set<string>()): boolean => {
+    if (typeof node !== 'object' || node === null) return false;
+    const { format, $ref } = node as { format?: unknown; $ref?: unknown };
+    if (format === 'int64') return true;
+    if (typeof $ref === 'string' && !seen.has($ref)) {
+      seen.add($ref);
+      return carriesInt64(document.components?.schemas?.[$ref.split('/').pop() ?? ''], seen);
+    }
+    return Object.values(node).some((child) => carriesInt64(child, seen));
+  };
+
+  it.each(Object.keys(OPERATION_EXAMPLES))(
+    '%s shows one where it carries ids, in a request or an answer the tests send and compare',
+    (operationId) => {
+      const operation = operations.get(operationId);
+      const requestExamples = Object.values(operation?.requestBody?.content['application/json']?.examples ?? {});
+      const responses = Object.values(operation?.responses ?? {});
+      const shown = [
+        ...requestExamples.map((example) => example.value),
+        ...responses.flatMap((response) => [
+          response.description,
+          ...Object.values(response.content?.['application/json']?.examples ?? {}),
+        ]),
+      ];
+      const { parameters, requestBody, responses: answers } = operation ?? {};
+      expect(shown.some(holdsBigId)).toBe(carriesInt64({ parameters, requestBody, answers }));
+    },
+  );
 });
 
 describe('request bodies offered to try out', () => {
