@@ -135,11 +135,12 @@ const queryCases: [string, string, string | undefined, Record<string, string>][]
 async function answer(request: InjectOptions) {
   const stockCallsBefore = stock.calls;
   const response = await testApp.app.inject(request);
-  const { 'content-type': contentType, vary, 'www-authenticate': challenge, allow, etag } = response.headers;
+  // Every header but the date and the request id, which differ between any two answers.
+  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => name !== 'date' && name !== 'x-request-id'));
   // A 500 names its own request's id: the same answer names another request's.
   const body = response.body.replaceAll(String(response.headers['x-request-id']), '<this request>');
   return {
-    answer: { status: response.statusCode, contentType, vary, challenge, allow, etag, body },
+    answer: { status: response.statusCode, headers, body },
     byStock: stock.calls > stockCallsBefore,
   };
 }
@@ -151,7 +152,7 @@ async function expectSameAnswers(direct: InjectOptions, viaTrpc: InjectOptions) 
   expect(stockAnswer.byStock).toBe(true);
   expect(fast.byStock).toBe(false);
   expect(fast.answer).toEqual(stockAnswer.answer);
-  expect(fast.answer.contentType).toBe('application/json');
+  expect(fast.answer.headers['content-type']).toBe('application/json');
   expect(JSON.parse(fast.answer.body)).toBeTypeOf('object');
   return fast.answer;
 }
@@ -182,7 +183,7 @@ describe('the direct tRPC call answers as tRPC does', () => {
       { method: 'GET', url: '/trpc/deletePlant', headers: bearer },
       { method: 'GET', url: '/trpc/deletePlant?via=trpc', headers: bearer },
     );
-    expect(wrongMethod).toMatchObject({ status: 405, allow: 'POST' });
+    expect(wrongMethod).toMatchObject({ status: 405, headers: { allow: 'POST' } });
   });
 });
 
