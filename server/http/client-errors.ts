@@ -5,7 +5,9 @@ import { httpError } from '../errors/http-error.js';
 import { toRestError } from '../errors/rest-error.js';
 
 const ANSWERED_BEFORE_ITS_BODY = Symbol('answered before its body');
-type MarkedSocket = Socket & { [ANSWERED_BEFORE_ITS_BODY]?: boolean };
+const REFUSAL_PENDING = Symbol('refusal pending');
+/** `_httpMessage`: the answer Node is writing on the socket, as its own handler of client errors reads it. */
+type MarkedSocket = Socket & { [ANSWERED_BEFORE_ITS_BODY]?: boolean; [REFUSAL_PENDING]?: boolean; _httpMessage?: ServerResponse | null };
 
 /**
  * A request answered before its whole body came (a refusal): a parse error in the rest of that body gets no answer of
@@ -20,20 +22,42 @@ export function noteAnsweredBeforeBody(request: IncomingMessage): void {
   });
 }
 
-/** Parser errors before any route get the `Error` body too, written to the socket as there is no request yet. */
+/**
+ * Parser errors before any route get the `Error` body too, written to the socket as there is no request yet. Requests
+ * read before the error are answered first, in order (RFC 9112 section 9.3.2): they may have taken effect.
+ */
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const marked = socket as MarkedSocket;
+  if (error.code === 'ECONNRESET' || socket.destroyed || marked[REFUSAL_PENDING]) return;
   // Only the code and reason: the error also carries the raw request, tokens included.
   this.log.debug({ code: error.code, reason: error.message }, 'client error');
-  if (socket.writable && (socket as MarkedSocket)[ANSWERED_BEFORE_ITS_BODY] !== true) {
-    const { statusCode, body } = toRestError(describe(error.code), { id: '-', method: '-', url: '-' });
-    const json = JSON.stringify(body);
-    socket.write(
-      `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
-    );
+  marked[REFUSAL_PENDING] = true;
+  afterAnswersInFlight(marked, () => {
+    if (socket.writable && marked[ANSWERED_BEFORE_ITS_BODY] !== true) {
+      const { statusCode, body } = toRestError(describe(error.code), { id: '-', method: '-', url: '-' });
+      const json = JSON.stringify(body);
+      socket.write(
+        `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}\r\nConnection: close\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+      );
+    }
+    socket.destroy(error);
+  });
+}
+
+/**
+ * Once no answer to a whole request is being written on the socket: Node hands it each queued answer in turn as the one
+ * before ends. An answer whose request is still arriving is the one the error is about.
+ */
+function afterAnswersInFlight(socket: MarkedSocket, then: () => void): void {
+  const answer = socket._httpMessage;
+  if (!answer?.req.complete || socket.destroyed) {
+    then();
+    return;
   }
-  socket.destroy(error);
+  answer.once('close', () => {
+    afterAnswersInFlight(socket, then);
+  });
 }
 
 /** Node answers an `Expect` other than 100-continue itself, with a bare 417: this gives it the `Error` body. */

@@ -52,6 +52,19 @@ describe('pipelined requests', () => {
   });
 });
 
+describe('a request that is not HTTP, pipelined behind others', () => {
+  it('is refused after their answers, which come in order: what took effect is told', async () => {
+    const answers = await pipeline([
+      request('POST', '/plants', '{"id":7781,"name":"Before garbage"}'),
+      request('DELETE', '/plants/7781'),
+      'NOT HTTP\r\n\r\n',
+    ]);
+    expect(answers.map((answer) => answer.status)).toStrictEqual([200, 204, 400]);
+    expect(JSON.parse(answers[2]?.body ?? '')).toStrictEqual({ error: 400, message: 'the request is not valid HTTP' });
+    expect(await listening.testApp.plants.countDocuments({ name: 'Before garbage' })).toBe(0);
+  });
+});
+
 describe('a pipelined request whose connection closes before its turn', () => {
   it('never runs: only the requests that started take effect', async () => {
     let release: () => void = () => undefined;
