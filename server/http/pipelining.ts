@@ -14,8 +14,21 @@ export function isBehindEarlierRequests(reply: FastifyReply): boolean {
 
 type OnClose = (error: Error) => void;
 
+/** The requests waiting their turn on one connection (their methods), and whether it is closing for having too many. */
+interface Connection {
+  waiting: Map<OnClose, string>;
+  closing: boolean;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The answer being written on the socket (Node's own field, as its handler of client errors reads it). */
+type HttpSocket = Socket & { _httpMessage?: { req: { method?: string } } | null };
+
+/** How long the answers before a refusal for too many pipelined requests may take to be read before the connection goes. */
+const CLOSING_GRACE_MS = 1_000;
+
 export class PipelinedRequests {
-  private readonly waiting = new WeakMap<Socket, Set<OnClose>>();
+  private readonly connections = new WeakMap<Socket, Connection>();
 
   constructor(private readonly maxWaiting: number) {}
 
@@ -26,11 +39,24 @@ export class PipelinedRequests {
       go(connectionClosed());
       return;
     }
-    const waiting = this.waitingOn(socket);
-    if (waiting.size >= this.maxWaiting) {
-      tooDeep(reply.log, this.maxWaiting);
-      go(httpError(400, `more than ${this.maxWaiting} pipelined requests were waiting on this connection: it is closed`));
-      socket.destroy();
+    const connection = this.connectionOf(socket);
+    const { waiting } = connection;
+    if (connection.closing || waiting.size >= this.maxWaiting) {
+      const refusal = httpError(400, `more than ${this.maxWaiting} pipelined requests were waiting on this connection: it is closed`);
+      if (!connection.closing) {
+        tooDeep(reply.log, this.maxWaiting);
+        // Reads alone before it: nothing of theirs is lost, and a client that never reads holds nothing.
+        if (readsOnly(socket, waiting)) {
+          go(refusal);
+          socket.destroy();
+          return;
+        }
+        // A change before it may have taken effect: refused in order, so the answers before it still go out, and none
+        // after it runs. Node closes the connection after this answer, or the grace period does for a client not reading.
+        this.close(connection, socket);
+      }
+      void reply.header('connection', 'close');
+      go(refusal);
       return;
     }
     const onTurn = () => {
@@ -41,23 +67,36 @@ export class PipelinedRequests {
       reply.raw.off('socket', onTurn);
       go(error);
     };
-    waiting.add(onClose);
+    waiting.set(onClose, reply.request.method);
     reply.raw.once('socket', onTurn);
   }
 
-  private waitingOn(socket: Socket): Set<OnClose> {
-    let waiting = this.waiting.get(socket);
-    if (waiting === undefined) {
-      const created = new Set<OnClose>();
-      socket.once('close', () => {
-        for (const onClose of created) onClose(connectionClosed());
-        created.clear();
-      });
-      this.waiting.set(socket, created);
-      waiting = created;
-    }
-    return waiting;
+  private close(connection: Connection, socket: Socket): void {
+    connection.closing = true;
+    const grace = setTimeout(() => socket.destroy(), CLOSING_GRACE_MS).unref();
+    socket.once('close', () => {
+      clearTimeout(grace);
+    });
   }
+
+  private connectionOf(socket: Socket): Connection {
+    let connection = this.connections.get(socket);
+    if (connection === undefined) {
+      const created: Connection = { waiting: new Map(), closing: false };
+      socket.once('close', () => {
+        for (const onClose of created.waiting.keys()) onClose(connectionClosed());
+        created.waiting.clear();
+      });
+      this.connections.set(socket, created);
+      connection = created;
+    }
+    return connection;
+  }
+}
+
+function readsOnly(socket: HttpSocket, waiting: Connection['waiting']): boolean {
+  const inFlight = socket._httpMessage?.req.method;
+  return [...waiting.values(), ...(inFlight === undefined ? [] : [inFlight])].every((method) => SAFE_METHODS.has(method));
 }
 
 function tooDeep(log: FastifyBaseLogger, max: number): void {

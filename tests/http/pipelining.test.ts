@@ -95,3 +95,43 @@ describe('a pipelined request whose connection closes before its turn', () => {
     }
   });
 });
+
+describe('more pipelined requests than MAX_PIPELINED_REQUESTS', () => {
+  it('the requests before the limit are answered in order, the first beyond it refused, none after it runs', async () => {
+    let release: () => void = () => undefined;
+    const calls: string[] = [];
+    const store = scriptedStore({
+      create: async (plant) => {
+        calls.push(`create ${plant.name}`);
+        await new Promise<void>((resolve) => (release = resolve));
+        return { name: plant.name };
+      },
+      get: (id) => {
+        calls.push(`get ${String(id)}`);
+        return Promise.resolve({ id, name: 'Held' });
+      },
+    });
+    const testApp = await startTestApp({ env: { MAX_PIPELINED_REQUESTS: '2' }, overrides: { store } });
+    try {
+      const socket = await openRawSocket(await testApp.app.listen({ host: '127.0.0.1', port: 0 }));
+      // The create holds the connection while the reads pile up behind it.
+      socket.write(
+        request('POST', '/plants', '{"id":1,"name":"Held"}') + [2, 3, 4, 5, 6].map((id) => request('GET', `/plants/${id}`)).join(''),
+      );
+      while (calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      release();
+      await socket.closed;
+      const answers = splitResponses(socket.received());
+      expect(answers.map((answer) => answer.status)).toStrictEqual([200, 200, 200, 400]);
+      expect(JSON.parse(answers[3]?.body ?? '')).toStrictEqual({
+        error: 400,
+        message: 'more than 2 pipelined requests were waiting on this connection: it is closed',
+      });
+      expect(answers[3]?.headers.connection).toBe('close');
+      expect(calls).toStrictEqual(['create Held', 'get 2', 'get 3']);
+    } finally {
+      await testApp.close();
+    }
+  });
+});
