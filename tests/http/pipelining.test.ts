@@ -65,21 +65,31 @@ describe('a request that is not HTTP, pipelined behind others', () => {
   });
 });
 
+/** A store whose creates wait for `release`, recording each call: requests pile up behind a create on its connection. */
+function heldCreates() {
+  const held: { calls: string[]; release: () => void } = { calls: [], release: () => undefined };
+  const store = scriptedStore({
+    create: async (plant) => {
+      held.calls.push(`create ${plant.name}`);
+      await new Promise<void>((resolve) => (held.release = resolve));
+      return { name: plant.name };
+    },
+    delete: (id) => {
+      held.calls.push(`delete ${String(id)}`);
+      return Promise.resolve(true);
+    },
+    get: (id) => {
+      held.calls.push(`get ${String(id)}`);
+      return Promise.resolve({ id, name: 'Held' });
+    },
+  });
+  return { held, store };
+}
+
 describe('a pipelined request whose connection closes before its turn', () => {
   it('never runs: only the requests that started take effect', async () => {
-    let release: () => void = () => undefined;
-    const calls: string[] = [];
-    const store = scriptedStore({
-      create: async (plant) => {
-        calls.push(`create ${plant.name}`);
-        await new Promise<void>((resolve) => (release = resolve));
-        return { name: plant.name };
-      },
-      delete: (id) => {
-        calls.push(`delete ${String(id)}`);
-        return Promise.resolve(true);
-      },
-    });
+    const { held, store } = heldCreates();
+    const { calls } = held;
     const testApp = await startTestApp({ overrides: { store } });
     try {
       const socket = await openRawSocket(await testApp.app.listen({ host: '127.0.0.1', port: 0 }));
@@ -87,7 +97,7 @@ describe('a pipelined request whose connection closes before its turn', () => {
       while (calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       socket.socket.destroy();
       await socket.closed;
-      release();
+      held.release();
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(calls).toStrictEqual(['create Slow']);
     } finally {
@@ -98,19 +108,8 @@ describe('a pipelined request whose connection closes before its turn', () => {
 
 describe('more pipelined requests than MAX_PIPELINED_REQUESTS', () => {
   it('the requests before the limit are answered in order, the first beyond it refused, none after it runs', async () => {
-    let release: () => void = () => undefined;
-    const calls: string[] = [];
-    const store = scriptedStore({
-      create: async (plant) => {
-        calls.push(`create ${plant.name}`);
-        await new Promise<void>((resolve) => (release = resolve));
-        return { name: plant.name };
-      },
-      get: (id) => {
-        calls.push(`get ${String(id)}`);
-        return Promise.resolve({ id, name: 'Held' });
-      },
-    });
+    const { held, store } = heldCreates();
+    const { calls } = held;
     const testApp = await startTestApp({ env: { MAX_PIPELINED_REQUESTS: '2' }, overrides: { store } });
     try {
       const socket = await openRawSocket(await testApp.app.listen({ host: '127.0.0.1', port: 0 }));
@@ -120,7 +119,7 @@ describe('more pipelined requests than MAX_PIPELINED_REQUESTS', () => {
       );
       while (calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       await new Promise((resolve) => setTimeout(resolve, 100));
-      release();
+      held.release();
       await socket.closed;
       const answers = splitResponses(socket.received());
       expect(answers.map((answer) => answer.status)).toStrictEqual([200, 200, 200, 400]);
