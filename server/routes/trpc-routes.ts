@@ -48,10 +48,10 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         });
       });
       // Answers written by tRPC's transformer and JSON.stringify (its handler's fetch Response, or the fast path's text):
-      // sent as whole text, with the markers of a runtime without `JSON.rawJSON` written back. A streamed batch (JSON
+      // sent as whole text, with the markers of a runtime without `JSON.rawJSON` written back, and `Vary` kept. A streamed batch (JSON
       // lines) is sent whole too, so its framing is Fastify's: its length, not the stream's chunked encoding.
       trpc.addHook('onSend', (_request, reply, payload, done) => {
-        if (!isJsonResponse(payload)) {
+        if (!isWholeResponse(payload)) {
           done(null, typeof payload === 'string' ? unmarkJsonText(payload) : payload);
           return;
         }
@@ -62,7 +62,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
               if (name === 'vary') appendVary(reply, value);
               else if (!FRAMING_HEADERS.has(name)) void reply.header(name, value);
             });
-            done(null, unmarkJsonText(text));
+            done(null, payload.headers.get('content-type')?.startsWith('application/json') ? unmarkJsonText(text) : text);
           },
           (error: unknown) => {
             done(error instanceof Error ? error : new Error(String(error)));
@@ -107,9 +107,9 @@ function appendVary(reply: FastifyReply, value: string): void {
   void reply.header('vary', current === undefined ? value : `${String(current)}, ${value}`);
 }
 
-/** A JSON answer as a fetch Response, a streamed batch's JSON lines included; an event stream is left to stream. */
-function isJsonResponse(payload: unknown): payload is Response {
-  return payload instanceof Response && payload.headers.get('content-type')?.startsWith('application/json') === true;
+/** An answer as a fetch Response, a streamed batch's JSON lines and tRPC's text refusals included; an event stream is left to stream. */
+function isWholeResponse(payload: unknown): payload is Response {
+  return payload instanceof Response && payload.headers.get('content-type')?.startsWith('text/event-stream') !== true;
 }
 
 function markedBody(body: string): [Error | null, string?] {

@@ -70,6 +70,26 @@ describe('CORS', () => {
     }
   });
 
+  it("varies by Origin on tRPC's own refusals in text too", async () => {
+    const refusals = [
+      // A streaming answer asked of a call that is no batch, and a batch that mixes queries and mutations.
+      { url: '/trpc/createPlant', headers: { 'trpc-accept': 'application/jsonl' }, payload: '{"id":1,"name":"x"}' },
+      { url: '/trpc/getPlant,createPlant?batch=1', headers: {}, payload: '{"0":{"id":1},"1":{"id":1,"name":"x"}}' },
+    ];
+    for (const { url, headers, payload } of refusals) {
+      const answer = await testApp.app.inject({
+        method: 'POST',
+        url,
+        headers: { ...authHeaders(), 'content-type': 'application/json', origin: ALLOWED, ...headers },
+        payload,
+      });
+      expect(answer.statusCode).toBe(400);
+      expect(answer.headers['content-type']).toMatch(/^text\/plain/);
+      expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
+      expect(String(answer.headers.vary).toLowerCase().split(/, */)).toStrictEqual(['origin', 'trpc-accept', 'accept']);
+    }
+  });
+
   it('lets a listed origin read the answer of the real request', async () => {
     const response = await postPlant(testApp.app, { id: 1, name: 'x' }, { ...authHeaders(), origin: ALLOWED });
     expect(response.statusCode).toBe(200);
