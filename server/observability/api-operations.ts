@@ -16,8 +16,8 @@ export interface ApiOperation {
   readonly route: string;
 }
 
-/** How to tell the operation of each request a route serves. */
-export type OperationOf = (request: FastifyRequest) => ApiOperation;
+/** How to tell the operation of each request a route serves, from the request and its answer's status. */
+export type OperationOf = (request: FastifyRequest, statusCode: number) => ApiOperation;
 
 const OTHER = 'other';
 const TRPC_ROUTE = `${TRPC_PREFIX}/:path`;
@@ -45,7 +45,10 @@ export class ApiOperations {
     const methods = [route.method].flat().map(answeredMethod);
     const own = this.rest.filter(({ operation }) => operation.fastifyPath === route.url && methods.includes(operation.method));
     const [only] = own;
-    if (only && own.length === 1) return () => only.labels;
+    // A 404 or 405 on an operation's route may be the route's refusal of a URL no operation serves (`/plants/`, or an
+    // escaped `/%70lants` the router decoded): the URL tells.
+    if (only && own.length === 1)
+      return (request, statusCode) => (statusCode === 404 || statusCode === 405 ? this.ofRestRequest(request) : only.labels);
     return (request) => this.ofRestRequest(request);
   }
 

@@ -99,7 +99,7 @@ export class ServiceMetrics {
         operationOf = operations.forRoute({ url, method });
         byRoute.set(key, operationOf);
       }
-      this.record(operationOf(request), reply);
+      this.record(operationOf(request, reply.statusCode), reply);
       done();
     });
   }

@@ -69,6 +69,9 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
     expect((await send(`/trpc/getPlant?input=${encodeURIComponent(JSON.stringify({ id: id + 3 }))}`)).status).toBe(404);
     expect((await send(`/plants/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await send('/nope/1')).status).toBe(404);
+    // URLs no operation serves, though an operation's route takes them: an escaped path the router decodes, an empty id.
+    expect((await send('/%70lants', { method: 'POST', headers: json, body: '{"id":1,"name":"x"}' })).status).toBe(404);
+    expect((await send('/plants/', { method: 'DELETE' })).status).toBe(405);
     // A browser's CORS preflights call no operation, on REST as on /trpc.
     const preflight = (method: string) => ({
       method: 'OPTIONS',
@@ -92,7 +95,8 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
       ['deletePlant', 'rest', 204, 1],
       ['createPlant', 'trpc', 200, 1],
       ['getPlant', 'trpc', 404, 1],
-      ['other', 'rest', 404, 1],
+      ['other', 'rest', 404, 2],
+      ['other', 'rest', 405, 1],
     ];
     for (const [operation, transport, status, count] of expected) {
       expect(requests(operation, transport, status), `${operation} ${transport} ${status}`).toBe(count);
