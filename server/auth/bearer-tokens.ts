@@ -2,6 +2,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { SCOPES, type AuthResult, type Principal } from '../../routers/auth.js';
 
 const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
+const BEARER_SCHEME = /^Bearer(?: |$)/i;
 
 export interface NamedToken {
   name: string;
@@ -18,10 +19,15 @@ export const MISSING: AuthResult = { status: 'missing' };
 export const NOT_BEARER: AuthResult = { status: 'invalid', reason: 'the Authorization header must be Bearer and one token' };
 export const NOT_ACCEPTED: AuthResult = { status: 'invalid', reason: 'it is not a token this service accepts' };
 
-/** The token of `Authorization: Bearer <token>`; else the verdict on a header that has none. */
+/**
+ * The token of `Authorization: Bearer <token>`; else the verdict on a header that has none. Another scheme carries no
+ * bearer token at all, so it is answered as none, without an error code (RFC 6750 section 3.1).
+ */
 export function bearerToken(authorization: string | undefined): string | AuthResult {
   if (authorization === undefined || authorization.trim() === '') return MISSING;
-  return BEARER.exec(authorization)?.[1] ?? NOT_BEARER;
+  const token = BEARER.exec(authorization)?.[1];
+  if (token !== undefined) return token;
+  return BEARER_SCHEME.test(authorization) ? NOT_BEARER : MISSING;
 }
 
 /** Every scope: a static token may do everything. */
