@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { httpError } from '../errors/http-error.js';
+import { encodedBodyRefusal } from './request-refusals.js';
 
 export type BodyStream = Readable & { receivedEncodedLength?: number };
 
@@ -11,6 +12,11 @@ const BYTE_ORDER_MARK = 0xfeff;
 
 /** Strictly UTF-8 (RFC 8259): lenient decoding would store U+FFFD the client never sent. Not `parseAs`: its copies cost more. */
 export function readBodyText(request: FastifyRequest, payload: BodyStream, done: Done): void {
+  const encoded = encodedBodyRefusal(request.headers);
+  if (encoded) {
+    done(encoded);
+    return;
+  }
   const limit = request.routeOptions.bodyLimit;
   const contentLength = Number(request.headers['content-length']);
   if (contentLength > limit) {

@@ -37,5 +37,5 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
 
 function start(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
   reply.header('x-request-id', request.id);
-  done(requestRefusal(request, reply));
+  done(requestRefusal(request));
 }

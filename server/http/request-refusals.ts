@@ -1,13 +1,13 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { httpError } from '../errors/http-error.js';
 
 /**
  * Missing or repeated Host (RFC 9112 section 3.2): Node would refuse the first unlogged and keep the first of several;
  * so it would of two Content-Types, which a proxy in front may have read otherwise.
- * `*` (RFC 9112 section 3.2.4) names no resource; no route decodes a content-coded body (415, RFC 9110 section 15.5.16).
+ * `*` (RFC 9112 section 3.2.4) names no resource.
  */
-export function requestRefusal(request: FastifyRequest, reply: FastifyReply): Error | undefined {
+export function requestRefusal(request: FastifyRequest): Error | undefined {
   if (request.headers.host === undefined && request.raw.httpVersion !== '1.0')
     return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
   const { host, contentType } = singleHeaders(request.raw.rawHeaders);
@@ -17,10 +17,16 @@ export function requestRefusal(request: FastifyRequest, reply: FastifyReply): Er
   // As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it.
   if (hasUndecodableQuery(request.url))
     return httpError(400, 'the request query is not valid: each % must start an escape (%XX) of UTF-8 bytes');
-  const encoding = request.headers['content-encoding'];
-  if (encoding === undefined || isIdentity(encoding) || !hasBody(request.headers)) return undefined;
-  reply.header('accept-encoding', 'identity');
-  return httpError(415, 'the request body must not be encoded: send it without Content-Encoding (gzip, br and the like are not accepted)');
+  return undefined;
+}
+
+/** No route decodes a content-coded body (415, RFC 9110 section 15.5.16): refused as it is about to be read. */
+export function encodedBodyRefusal(headers: IncomingHttpHeaders): Error | undefined {
+  const encoding = headers['content-encoding'];
+  if (encoding === undefined || isIdentity(encoding)) return undefined;
+  return httpError(415, 'the request body must not be encoded: send it without Content-Encoding (gzip, br and the like are not accepted)', {
+    'accept-encoding': 'identity',
+  });
 }
 
 function hasUndecodableQuery(url: string): boolean {

@@ -86,6 +86,22 @@ describe('bearer authentication on POST /plants', () => {
     expect([400, 413, 415]).toContain(judged.statusCode);
   });
 
+  it.each(['/plants', '/trpc/createPlant'])("judges the token before the body's encoding: %s", async (url) => {
+    const encoded = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const payload = '{"id":1,"name":"x"}';
+    const refused = await testApp.app.inject({ method: 'POST', url, headers: encoded, payload });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['accept-encoding']).toBeUndefined();
+    const judged = await testApp.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...encoded, authorization: `Bearer ${TEST_TOKEN}` },
+      payload,
+    });
+    expect(judged.statusCode).toBe(415);
+    expect(judged.headers['accept-encoding']).toBe('identity');
+  });
+
   const MISSING = 'missing bearer token: send the header Authorization: Bearer <token>';
   const refusedCall = (path: string) => ({
     error: { message: MISSING, code: -32001, data: { code: 'UNAUTHORIZED', httpStatus: 401, path } },
