@@ -82,7 +82,8 @@ const server = await ServerProcess.start({
 });
 try {
   await preparation.beforeOperation();
-  await preparation.beforeRound(WARMUP_SECONDS + seconds);
+  // A tenth more than the rate asks, for the answer checked first and a rate a little over the asked one.
+  await preparation.beforeRound(WARMUP_SECONDS + seconds, rate * 1.1);
   await checkAnswers(contender, server.url, TOKEN);
   const round = {
     url: server.url,

@@ -48,11 +48,12 @@ export function storePreparation(operation: Operation, db: BenchDatabase | undef
       await db.empty();
       if (operation.name === 'list' || operation.name === 'list-by-tag') await db.fill(1, LIST_SEED);
     },
-    beforeRound: async (seconds: number) => {
+    /** `perSecond`: the rate the round asks for, when it asks one; else as many as the fastest server takes. */
+    beforeRound: async (seconds: number, perSecond = POOL_PER_SECOND) => {
       if (!db || (operation.name !== 'delete' && operation.name !== 'update')) return;
       await db.empty();
       // One more for the answer checked before the warm-up.
-      const count = Math.ceil(seconds * POOL_PER_SECOND) + 1;
+      const count = Math.ceil(seconds * perSecond) + 1;
       await db.fill(nextPoolId, count);
       (operation.name === 'delete' ? deleteIds : updateIds).restart(nextPoolId);
       nextPoolId += count;

@@ -2,7 +2,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { SCOPES, type AuthResult, type Principal } from '../../routers/auth.js';
 
 const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
-const BEARER_SCHEME = /^Bearer(?: |$)/i;
+const BEARER_SCHEME = /^Bearer(?:[ \t]|$)/i;
 
 export interface NamedToken {
   name: string;

@@ -24,9 +24,6 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The answer being written on the socket (Node's own field, as its handler of client errors reads it). */
 type HttpSocket = Socket & { _httpMessage?: { req: { method?: string } } | null };
 
-/** How long the answers before a refusal for too many pipelined requests may take to be read before the connection goes. */
-const CLOSING_GRACE_MS = 1_000;
-
 export class PipelinedRequests {
   private readonly connections = new WeakMap<Socket, Connection>();
 
@@ -52,8 +49,8 @@ export class PipelinedRequests {
           return;
         }
         // A change before it may have taken effect: refused in order, so the answers before it still go out, and none
-        // after it runs. Node closes the connection after this answer, or the grace period does for a client not reading.
-        this.close(connection, socket);
+        // after it runs. Node closes the connection after this answer; RESPONSE_TIMEOUT_MS, if the client never reads.
+        connection.closing = true;
       }
       void reply.header('connection', 'close');
       go(refusal);
@@ -69,14 +66,6 @@ export class PipelinedRequests {
     };
     waiting.set(onClose, reply.request.method);
     reply.raw.once('socket', onTurn);
-  }
-
-  private close(connection: Connection, socket: Socket): void {
-    connection.closing = true;
-    const grace = setTimeout(() => socket.destroy(), CLOSING_GRACE_MS).unref();
-    socket.once('close', () => {
-      clearTimeout(grace);
-    });
   }
 
   private connectionOf(socket: Socket): Connection {

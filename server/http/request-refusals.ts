@@ -23,7 +23,7 @@ export function requestRefusal(request: FastifyRequest): Error | undefined {
 /** No route decodes a content-coded body (415, RFC 9110 section 15.5.16): refused as it is about to be read. */
 export function encodedBodyRefusal(headers: IncomingHttpHeaders): Error | undefined {
   const encoding = headers['content-encoding'];
-  if (encoding === undefined || isIdentity(encoding)) return undefined;
+  if (encoding === undefined || isIdentity(encoding) || !hasBody(headers)) return undefined;
   return httpError(415, 'the request body must not be encoded: send it without Content-Encoding (gzip, br and the like are not accepted)', {
     'accept-encoding': 'identity',
   });

@@ -45,10 +45,12 @@ export class ApiOperations {
     const methods = [route.method].flat().map(answeredMethod);
     const own = this.rest.filter(({ operation }) => operation.fastifyPath === route.url && methods.includes(operation.method));
     const [only] = own;
-    // A 404 or 405 on an operation's route may be the route's refusal of a URL no operation serves (`/plants/`, or an
-    // escaped `/%70lants` the router decoded): the URL tells.
+    // An operation's route may take a URL that is not its operation's: one with an empty parameter, which the route
+    // looked up (`GET /plants/` lists), or refused (404, 405: `/plants/` again, an escaped `/%70lants` the router
+    // decoded). The URL tells, as on the catch-all.
     if (only && own.length === 1)
-      return (request, statusCode) => (statusCode === 404 || statusCode === 405 ? this.ofRestRequest(request) : only.labels);
+      return (request, statusCode) =>
+        request.restOperation !== undefined || statusCode === 404 || statusCode === 405 ? this.ofRestRequest(request) : only.labels;
     return (request) => this.ofRestRequest(request);
   }
 

@@ -38,6 +38,7 @@ describe('bearer authentication on POST /plants', () => {
     ['a prefix of a good token', `Bearer ${TEST_TOKEN.slice(0, -1)}`, NOT_ACCEPTED],
     ['a JWT when no identity provider is configured', 'Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln', NOT_ACCEPTED],
     ['no token after the scheme', 'Bearer ', NOT_BEARER],
+    ['a tab after the scheme', `Bearer\t${TEST_TOKEN}`, NOT_BEARER],
     ['two tokens', `Bearer ${TEST_TOKEN} ${TEST_TOKEN}`, NOT_BEARER],
   ])('401 with error="invalid_token" for %s, saying why', async (_case, authorization, reason) => {
     const response = await postPlant(testApp.app, { id: 1, name: 'x' }, withAuthorization(authorization));
@@ -100,6 +101,15 @@ describe('bearer authentication on POST /plants', () => {
     });
     expect(judged.statusCode).toBe(415);
     expect(judged.headers['accept-encoding']).toBe('identity');
+    // No body, nothing encoded: an empty DELETE is served whatever its headers say of a body.
+    const created = await postPlant(testApp.app, { id: 61, name: 'x' }, withAuthorization(`Bearer ${TEST_TOKEN}`));
+    expect(created.statusCode).toBe(200);
+    const emptyDelete = await testApp.app.inject({
+      method: 'DELETE',
+      url: '/plants/61',
+      headers: { ...encoded, 'content-length': '0', authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect(emptyDelete.statusCode).toBe(204);
   });
 
   const MISSING = 'missing bearer token: send the header Authorization: Bearer <token>';

@@ -282,7 +282,8 @@ describe('change events', () => {
     /** The refusal, sent while no claim or release moved the plant's due time: Retry-After must say when it is. */
     const refusedWhileDue = async (send: () => ReturnType<typeof remove>) => {
       const queue = async () => (await plants.findOne({ _id: Long.fromNumber(12) }))?.changes;
-      for (;;) {
+      for (let attempt = 1; ; attempt += 1) {
+        if (attempt > 50) throw new Error('the plant was claimed or released around each of 50 refusals');
         const before = await queue();
         const sentAt = Date.now();
         const refused = await send();
