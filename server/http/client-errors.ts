@@ -3,11 +3,11 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { httpError } from '../errors/http-error.js';
 import { toRestError } from '../errors/rest-error.js';
+import { answerInFlight } from './answer-in-flight.js';
 
 const ANSWERED_BEFORE_ITS_BODY = Symbol('answered before its body');
 const REFUSAL_PENDING = Symbol('refusal pending');
-/** `_httpMessage`: the answer Node is writing on the socket, as its own handler of client errors reads it. */
-type MarkedSocket = Socket & { [ANSWERED_BEFORE_ITS_BODY]?: boolean; [REFUSAL_PENDING]?: boolean; _httpMessage?: ServerResponse | null };
+type MarkedSocket = Socket & { [ANSWERED_BEFORE_ITS_BODY]?: boolean; [REFUSAL_PENDING]?: boolean };
 
 /**
  * A request answered before its whole body came (a refusal): a parse error in the rest of that body gets no answer of
@@ -45,12 +45,9 @@ export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   });
 }
 
-/**
- * Once no answer to a whole request is being written on the socket: Node hands it each queued answer in turn as the one
- * before ends. An answer whose request is still arriving is the one the error is about.
- */
-function afterAnswersInFlight(socket: MarkedSocket, then: () => void): void {
-  const answer = socket._httpMessage;
+/** Once no answer to a whole request is being written: an answer whose request is still arriving is the one the error is about. */
+function afterAnswersInFlight(socket: Socket, then: () => void): void {
+  const answer = answerInFlight(socket);
   if (!answer?.req.complete || socket.destroyed) {
     then();
     return;

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { httpError } from '../errors/http-error.js';
+import { answerInFlight } from './answer-in-flight.js';
 
 /**
  * Pipelined requests take effect in order: Node hands each to the app at once, but RFC 9112 section 9.3.2 allows parallel
@@ -21,8 +22,6 @@ interface Connection {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** The answer being written on the socket (Node's own field, as its handler of client errors reads it). */
-type HttpSocket = Socket & { _httpMessage?: { req: { method?: string } } | null };
 
 export class PipelinedRequests {
   private readonly connections = new WeakMap<Socket, Connection>();
@@ -83,8 +82,8 @@ export class PipelinedRequests {
   }
 }
 
-function readsOnly(socket: HttpSocket, waiting: Connection['waiting']): boolean {
-  const inFlight = socket._httpMessage?.req.method;
+function readsOnly(socket: Socket, waiting: Connection['waiting']): boolean {
+  const inFlight = answerInFlight(socket)?.req.method;
   return [...waiting.values(), ...(inFlight === undefined ? [] : [inFlight])].every((method) => SAFE_METHODS.has(method));
 }
 

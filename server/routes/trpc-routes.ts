@@ -48,8 +48,8 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         });
       });
       // Answers written by tRPC's transformer and JSON.stringify (its handler's fetch Response, or the fast path's text):
-      // sent as whole text, with the markers of a runtime without `JSON.rawJSON` written back, and `Vary` kept. A streamed batch (JSON
-      // lines) is sent whole too, so its framing is Fastify's: its length, not the stream's chunked encoding.
+      // sent as whole text, `Vary` kept, with the markers of a runtime without `JSON.rawJSON` written back. A streamed
+      // batch (JSON lines) is sent whole too, so its framing is Fastify's: its length, not the stream's chunked encoding.
       trpc.addHook('onSend', (_request, reply, payload, done) => {
         if (!isWholeResponse(payload)) {
           done(null, typeof payload === 'string' ? unmarkJsonText(payload) : payload);
@@ -107,7 +107,7 @@ function appendVary(reply: FastifyReply, value: string): void {
   void reply.header('vary', current === undefined ? value : `${String(current)}, ${value}`);
 }
 
-/** An answer as a fetch Response, a streamed batch's JSON lines and tRPC's text refusals included; an event stream is left to stream. */
+/** An answer as a fetch Response, a streamed batch's JSON lines and tRPC's text refusals too; an event stream streams. */
 function isWholeResponse(payload: unknown): payload is Response {
   return payload instanceof Response && payload.headers.get('content-type')?.startsWith('text/event-stream') !== true;
 }
