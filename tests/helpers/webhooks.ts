@@ -1,7 +1,10 @@
+import { setMaxListeners } from 'node:events';
 import { Long, type Collection } from 'mongodb';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
 import type { PlantDocument } from '../../server/plants/mongo-plant-store.js';
+import { readBacklog, type WebhookBacklog } from '../../server/webhooks/backlog.js';
+import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
 import type { WebhookRecord } from '../../server/webhooks/webhook-record.js';
 import { startTestApp, type TestApp } from './app.js';
 
@@ -30,6 +33,16 @@ export async function waitForEvent(
     if (Date.now() > deadline) throw new Error(`plant ${id}'s event did not reach the expected state: ${JSON.stringify(event)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * The backlog as the service reads it, within five seconds. Its queries share the signal, and the driver adds more
+ * than one listener per query: unbounded, as the service's own signals are, so Node warns of no leak.
+ */
+export function backlogOf(plants: Collection<EventDocument>, now?: Date): Promise<WebhookBacklog> {
+  const signal = AbortSignal.timeout(5_000);
+  setMaxListeners(0, signal);
+  return readBacklog(plants, signal, now);
 }
 
 /** Every delivery of the event is in `state`. */

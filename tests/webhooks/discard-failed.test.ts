@@ -5,8 +5,7 @@ import { Long } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '@plant-store/service-launcher';
 import { authHeaders, postPlant, testMongoUri } from '../helpers/app.js';
-import { allIn, useWebhookReceiver, waitForEvent } from '../helpers/webhooks.js';
-import { readBacklog } from '../../server/webhooks/backlog.js';
+import { allIn, backlogOf, useWebhookReceiver, waitForEvent } from '../helpers/webhooks.js';
 import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
 import { discardMissed } from '../../server/webhooks/discard-missed.js';
 import { listMissed, type MissedDocument } from '../../server/webhooks/missed-changes.js';
@@ -40,7 +39,7 @@ async function startWithRetiredReceiver() {
       WEBHOOK_TIMEOUT_MS: '1000',
     },
   });
-  const backlog = () => readBacklog(started.db.collection<EventDocument>('plants'), AbortSignal.timeout(5_000));
+  const backlog = () => backlogOf(started.db.collection<EventDocument>('plants'));
   return { ...started, uri, gone, backlog };
 }
 

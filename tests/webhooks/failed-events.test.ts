@@ -8,10 +8,9 @@ import { Long } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret, type ReceivedWebhook } from '@plant-store/service-launcher';
 import { authHeaders, postPlant, testMongoUri } from '../helpers/app.js';
-import { allIn, useWebhookReceiver, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
+import { allIn, backlogOf, useWebhookReceiver, waitForEvent, webhookEnv } from '../helpers/webhooks.js';
 import { int64Json } from '../../schemas/int64-json.js';
 import { MongoPlantStore, type PlantDocument } from '../../server/plants/mongo-plant-store.js';
-import { readBacklog } from '../../server/webhooks/backlog.js';
 import { missedAfter, newChangeEvent, type MissedChange } from '../../server/webhooks/change-record.js';
 import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
 import { listMissed, resyncMissed, type MissedDocument } from '../../server/webhooks/missed-changes.js';
@@ -157,7 +156,7 @@ describe('npm run webhooks:failed, change events given up on', () => {
       uri,
       recover: () => (up = true),
       mirror: (path: string) => mirrorAt(hooks.receiver.received, path, accepted),
-      backlog: () => readBacklog(started.db.collection<EventDocument>('plants'), AbortSignal.timeout(5_000)),
+      backlog: () => backlogOf(started.db.collection<EventDocument>('plants')),
     };
   }
 
