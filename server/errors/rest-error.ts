@@ -42,7 +42,7 @@ export class NoRouteError extends Error {
 export function toRestError(error: unknown, request: RequestInfo, methodsAt?: MethodsAt): RestError {
   if (error instanceof NoRouteError) return notFound(request, methodsAt?.(request.url));
   if (error instanceof TRPCError) return fromTRPCError(error, request, methodsAt);
-  if (isClientError(error)) return restError(error.statusCode, clientMessage(error, request), { ...error.headers });
+  if (isRefusal(error)) return restError(error.statusCode, clientMessage(error, request), { ...error.headers });
   return internalError(request);
 }
 
@@ -83,10 +83,11 @@ function restError(statusCode: number, message: string, headers: Record<string, 
   return { statusCode, body: { error: statusCode, message }, headers };
 }
 
-function isClientError(error: unknown): error is HttpStatusError {
+/** A 4xx, or a 501 for what nothing here implements: answered as it says, not as a failure of the service. */
+function isRefusal(error: unknown): error is HttpStatusError {
   if (!(error instanceof Error)) return false;
   const { statusCode } = error as Partial<HttpStatusError>;
-  return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500;
+  return typeof statusCode === 'number' && ((statusCode >= 400 && statusCode < 500) || statusCode === 501);
 }
 
 /** Fastify's texts for its own 4xx errors get clearer ones; the service's own pass as they are. */

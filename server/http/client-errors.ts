@@ -33,16 +33,30 @@ export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   this.log.debug({ code: error.code, reason: error.message }, 'client error');
   marked[REFUSAL_PENDING] = true;
   afterAnswersInFlight(marked, () => {
-    if (socket.writable && marked[ANSWERED_BEFORE_ITS_BODY] !== true) {
-      const { statusCode, body } = toRestError(describe(error.code), { id: '-', method: '-', url: '-' });
-      const json = JSON.stringify(body);
-      socket.write(
-        `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}\r\nConnection: close\r\n` +
-          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
-      );
-    }
+    if (socket.writable && marked[ANSWERED_BEFORE_ITS_BODY] !== true) writeRefusal(socket, describe(error));
     socket.destroy(error);
   });
+}
+
+/**
+ * Node gives CONNECT (a request to tunnel, for proxies) to a listener of its own and, without one, drops the
+ * connection unanswered. No resource here tunnels.
+ */
+export function refuseConnect(app: FastifyInstance): void {
+  app.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    writeRefusal(socket, httpError(501, 'CONNECT is not implemented: this service is no proxy'));
+    socket.destroySoon();
+  });
+}
+
+/** An `Error` answer written to the socket itself, where there is no request to answer through. */
+function writeRefusal(socket: Socket, error: Error): void {
+  const { statusCode, body } = toRestError(error, { id: '-', method: '-', url: '-' });
+  const json = JSON.stringify(body);
+  socket.write(
+    `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}\r\nConnection: close\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+  );
 }
 
 /** Once no answer to a whole request is being written: an answer whose request is still arriving is the one the error is about. */
@@ -68,8 +82,8 @@ export function refuseUnknownExpectations(app: FastifyInstance): void {
   });
 }
 
-function describe(code: string | undefined): Error {
-  switch (code) {
+function describe(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }): Error {
+  switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return httpError(408, 'the request took too long to arrive');
     case 'HPE_HEADER_OVERFLOW':
@@ -78,7 +92,18 @@ function describe(code: string | undefined): Error {
         'the request line and headers are too large: a long query (such as a tRPC batch of many calls) goes in a POST ' +
           'body, or in several requests',
       );
-    default:
-      return httpError(400, 'the request is not valid HTTP');
+    case 'HPE_INVALID_METHOD':
+      if (isMethodToken(error)) return httpError(501, 'the request method is not one this service implements');
+      break;
   }
+  return httpError(400, 'the request is not valid HTTP');
+}
+
+/**
+ * Where the parser stopped, a method's characters up to a space (`FOO /plants`): a method unknown here, 501 (RFC 9110
+ * section 9.1). Anything else, such as a TLS handshake sent to the plain port, is no HTTP at all.
+ */
+function isMethodToken({ rawPacket, bytesParsed }: { rawPacket?: Buffer; bytesParsed?: number }): boolean {
+  if (rawPacket === undefined || bytesParsed === undefined) return false;
+  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ /.test(rawPacket.toString('latin1', bytesParsed, bytesParsed + 32));
 }

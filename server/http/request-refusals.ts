@@ -4,15 +4,16 @@ import { httpError } from '../errors/http-error.js';
 
 /**
  * Missing or repeated Host (RFC 9112 section 3.2): Node would refuse the first unlogged and keep the first of several;
- * so it would of two Content-Types, which a proxy in front may have read otherwise.
+ * so it would of two Content-Types or Authorizations, which a proxy in front may have read otherwise.
  * `*` (RFC 9112 section 3.2.4) names no resource.
  */
 export function requestRefusal(request: FastifyRequest): Error | undefined {
   if (request.headers.host === undefined && request.raw.httpVersion !== '1.0')
     return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
-  const { host, contentType } = singleHeaders(request.raw.rawHeaders);
+  const { host, contentType, authorization } = singleHeaders(request.raw.rawHeaders);
   if (host > 1) return httpError(400, 'the request has more than one Host header: send exactly one');
   if (contentType > 1) return httpError(400, 'the request has more than one Content-Type header: send exactly one');
+  if (authorization > 1) return httpError(400, 'the request has more than one Authorization header: send exactly one');
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
   // As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it.
   if (hasUndecodableQuery(request.url))
@@ -41,12 +42,13 @@ function hasUndecodableQuery(url: string): boolean {
 }
 
 /** How often the headers that must come once came. */
-function singleHeaders(rawHeaders: string[]): { host: number; contentType: number } {
-  const counts = { host: 0, contentType: 0 };
+function singleHeaders(rawHeaders: string[]): { host: number; contentType: number; authorization: number } {
+  const counts = { host: 0, contentType: 0, authorization: 0 };
   for (let index = 0; index < rawHeaders.length; index += 2) {
     const name = rawHeaders[index]?.toLowerCase();
     if (name === 'host') counts.host += 1;
     else if (name === 'content-type') counts.contentType += 1;
+    else if (name === 'authorization') counts.authorization += 1;
   }
   return counts;
 }

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import { appRouter } from '../../routers/app.js';
 import { apiMethods } from '../routes/api-methods.js';
 import { conditionalRequestHeaders } from '../routes/rest-declarations.js';
-import { refuseUnknownExpectations } from '../http/client-errors.js';
+import { refuseConnect, refuseUnknownExpectations } from '../http/client-errors.js';
 import { limitConnections } from '../http/connection-limits.js';
 import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
@@ -37,6 +37,7 @@ export const httpPlugin = fp<HttpOptions>(
     registerRequestHooks(app, http);
     limitConnections(app, http);
     refuseUnknownExpectations(app);
+    refuseConnect(app);
     holdContinue(app);
     await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
     // After CORS: its OPTIONS route answers preflights on every path, so it is no path's own method.

@@ -45,6 +45,39 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expect((await service.exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
   });
 
+  it('two Authorization headers: 400, whichever comes first; nothing stored', async () => {
+    for (const tokens of [
+      [HOSTILE_TOKEN, 'not-the-token'],
+      ['not-the-token', HOSTILE_TOKEN],
+    ]) {
+      const answer = await service.exchange(
+        'POST /plants HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\n' +
+          tokens.map((token) => `authorization: Bearer ${token}\r\n`).join('') +
+          'content-length: 24\r\nconnection: close\r\n\r\n{"id":62,"name":"Twice"}',
+      );
+      expectErrorBody(answer, 400, 'the request has more than one Authorization header: send exactly one');
+    }
+    expect((await service.send({ method: 'GET', path: '/plants/62', headers: bearer })).status).toBe(404);
+  });
+
+  it('a method nothing here implements (FOO, CONNECT): 501 in the Error shape; bytes that are no HTTP: 400', async () => {
+    for (const request of [
+      'FOO /plants HTTP/1.1\r\nhost: a\r\n\r\n',
+      'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n',
+    ]) {
+      const answer = await service.exchange(request);
+      expectErrorBody(answer, 501, /not implemented|not one this service implements/);
+      expect(answer.headers.connection).toBe('close');
+    }
+    // The first bytes of a TLS handshake, sent to the plain HTTP port.
+    expectErrorBody(
+      await service.exchange(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03])),
+      400,
+      'the request is not valid HTTP',
+    );
+    await service.checkAfterBatch();
+  });
+
   it.each(['__proto__', 'constructor', 'prototype'])(
     '%s in a query is an unknown parameter: 400 naming it, on every REST route',
     async (name) => {

@@ -73,7 +73,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s, logging at 
     for (const token of [HOSTILE_TOKEN, BAD_TOKEN]) {
       const authorization = `Bearer ${token}`;
       const refused = [
-        [`FOO /plants HTTP/1.1\r\nhost: localhost\r\nauthorization: ${authorization}\r\n\r\n`, 400],
+        [`FOO /plants HTTP/1.1\r\nhost: localhost\r\nauthorization: ${authorization}\r\n\r\n`, 501],
         [`GET /plants HTTP/1.1\r\nhost: localhost\r\nauthorization: ${authorization}\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
         [`GET /plants HTTP/1.1\r\nhost: localhost\r\nauthorization: ${authorization}\r\nx-odd: a\x7fb\r\n\r\n`, 400],
         // A refused token is answered before the body is read, and is then the only answer.
