@@ -6,6 +6,7 @@ import { answerClientError } from './http/client-errors.js';
 import { parseQueryKeepingEmptyValues } from './http/empty-query-values.js';
 import { frameworkErrorHandler } from './http/error-handling.js';
 import { createRequestIdGenerator } from './http/request-ids.js';
+import { originForm } from './http/request-target.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { TRPC_PREFIX } from './routes/trpc-routes.js';
@@ -36,6 +37,7 @@ export function fastifyOptions(
     http: { ...requestTimeouts, requireHostHeader: false },
     clientErrorHandler: answerClientError,
     frameworkErrors: frameworkErrorHandler({ prefix: TRPC_PREFIX, router: appRouter }),
+    rewriteUrl: originForm,
     // A tRPC batch names its procedures in one path parameter; Node's header limit already bounds the request line.
     routerOptions: { querystringParser: parseQueryKeepingEmptyValues, maxParamLength: MAX_REQUEST_LINE_BYTES },
     // While closing, requests already on open connections are answered as usual.

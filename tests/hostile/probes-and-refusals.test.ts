@@ -78,6 +78,25 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     await service.checkAfterBatch();
   });
 
+  it('a target in absolute form (GET http://host/plants/63) is served as its path is: answers, refusals and /trpc alike', async () => {
+    expect(
+      (await service.send({ method: 'POST', path: '/plants', body: '{"id":63,"name":"Absolute"}', headers: JSON_WITH_TOKEN })).status,
+    ).toBe(200);
+    const asPath = await service.exchange(rawRequest('GET', '/plants/63', bearer));
+    const absolute = await service.exchange(rawRequest('GET', 'http://localhost/plants/63', bearer));
+    expect(absolute.status).toBe(200);
+    expect(absolute.body).toBe(asPath.body);
+    expect(absolute.headers.etag).toBe(asPath.headers.etag);
+    const listed = await service.exchange(rawRequest('GET', 'http://localhost/plants?limit=1', bearer));
+    expect([listed.status, JSON.parse(listed.body)]).toStrictEqual([200, [{ id: 63, name: 'Absolute' }]]);
+    const notAllowed = await service.exchange(rawRequest('PUT', 'http://localhost/plants/63', bearer));
+    expectErrorBody(notAllowed, 405, 'PUT is not allowed on /plants/63: it answers GET, HEAD, PATCH, DELETE');
+    const trpc = await service.exchange(rawRequest('GET', `http://localhost${trpcQuery('getPlant', '{"id":63}')}`, bearer));
+    expect([trpc.status, JSON.parse(trpc.body)]).toStrictEqual([200, { result: { data: { id: 63, name: 'Absolute' } } }]);
+    expect((await service.exchange(rawRequest('DELETE', 'http://localhost/plants/63', bearer))).status).toBe(204);
+    await service.checkAfterBatch([]);
+  });
+
   it.each(['__proto__', 'constructor', 'prototype'])(
     '%s in a query is an unknown parameter: 400 naming it, on every REST route',
     async (name) => {
