@@ -8,15 +8,8 @@ import { fromDomainError } from '../../routers/domain-errors.js';
  * before its body is read, so a stranger learns nothing from a 400, 413 or 415. The context made here is the call's
  * own; the scope is the procedure's to judge.
  */
-export function judgeTokenBeforeBody(
-  createContext: (request: FastifyRequest) => Context,
-  applies: (request: FastifyRequest) => boolean = () => true,
-): preParsingHookHandler {
+export function judgeTokenBeforeBody(createContext: (request: FastifyRequest) => Context): preParsingHookHandler {
   return (request, _reply, payload, done) => {
-    if (!applies(request)) {
-      done(null, payload);
-      return;
-    }
     const { auth } = createContext(request);
     if (!(auth instanceof Promise)) {
       done(refusedToken(auth), payload);

@@ -29,11 +29,8 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
 
   await app.register(
     async (trpc) => {
-      // A POST's body (its calls' input) is read only once the token admits the caller; a query's input is in its URL.
-      trpc.addHook(
-        'preParsing',
-        judgeTokenBeforeBody(createContext, (request) => request.method === 'POST'),
-      );
+      // A call's input, in a POST's body or a query's URL, is read only once the token admits the caller.
+      trpc.addHook('preParsing', judgeTokenBeforeBody(createContext));
       // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
       // before tRPC runs, in the service's words: no procedure takes text or FormData.
       trpc.removeContentTypeParser(['application/json', 'text/plain']);

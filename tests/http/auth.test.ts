@@ -151,26 +151,33 @@ describe('bearer authentication on POST /plants', () => {
     expect(refused.json()).toStrictEqual({ error: { message: MISSING, code: -32001, data: { code: 'UNAUTHORIZED', httpStatus: 401 } } });
   });
 
-  it('over /trpc, the 401 before the body is the one tRPC itself gives the call', async () => {
-    const payload = '{"id":1,"name":"Fern"}';
-    const ours = await testApp.app.inject({
-      method: 'POST',
-      url: '/trpc/createPlant',
-      headers: { 'content-type': 'application/json' },
-      payload,
-    });
+  it.each([
+    ['POST', '/trpc/createPlant', '{"id":1,"name":"Fern"}', undefined],
+    ['GET', `/trpc/getPlant?input=${encodeURIComponent('{"id":1}')}`, undefined, undefined],
+    ['GET', '/trpc/listPlants', undefined, 'Bearer not-a-token'],
+  ])('over /trpc, the 401 before the input (%s %s) is the one tRPC itself gives the call', async (method, url, payload, authorization) => {
+    const headers = { ...(payload !== undefined && { 'content-type': 'application/json' }), ...(authorization && { authorization }) };
+    const ours = await testApp.app.inject({ method, url, headers, ...(payload !== undefined && { payload }) });
     const trpcOwn = await fetchRequestHandler({
       endpoint: '/trpc',
       router: appRouter,
-      req: new Request('http://localhost/trpc/createPlant', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: payload,
-      }),
-      createContext: () => testApp.app.apiContext(undefined),
+      req: new Request(`http://localhost${url}`, { method, headers, ...(payload !== undefined && { body: payload }) }),
+      createContext: () => testApp.app.apiContext(authorization),
     });
     expect(ours.statusCode).toBe(trpcOwn.status);
     expect(ours.json()).toStrictEqual(await trpcOwn.json());
+  });
+
+  it.each([
+    ['a query input that is not JSON', '/trpc/getPlant?input=%7B%22id%22%3A'],
+    ['a query input writing a key twice', `/trpc/getPlant?input=${encodeURIComponent('{"id":1,"id":2}')}`],
+    ['a batch of them', `/trpc/getPlant,listPlants?batch=1&input=${encodeURIComponent('{"0":{"id":1,"id":2}}')}`],
+    ['an unknown procedure', `/trpc/getPot?input=${encodeURIComponent('{"id":1,"id":2}')}`],
+  ])('over /trpc, a GET of %s gets the 401 without a token, whatever its input', async (_case, url) => {
+    const refused = await testApp.app.inject({ method: 'GET', url });
+    expect(refused.statusCode).toBe(401);
+    const judged = await testApp.app.inject({ method: 'GET', url, headers: authHeaders() });
+    expect([400, 404]).toContain(judged.statusCode);
   });
 
   it.each([
