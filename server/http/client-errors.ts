@@ -93,17 +93,19 @@ function describe(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesPars
           'body, or in several requests',
       );
     case 'HPE_INVALID_METHOD':
-      if (isMethodToken(error)) return httpError(501, 'the request method is not one this service implements');
+      if (isUnknownMethodLine(error)) return httpError(501, 'the request method is not one this service implements');
       break;
   }
   return httpError(400, 'the request is not valid HTTP');
 }
 
 /**
- * Where the parser stopped, a method's characters up to a space (`FOO /plants`): a method unknown here, 501 (RFC 9110
- * section 9.1). Anything else, such as a TLS handshake sent to the plain port, is no HTTP at all.
+ * A whole request line whose method is one no part here knows (`FOO /plants HTTP/1.1`): 501 (RFC 9110 section 9.1).
+ * Anything else, such as a TLS handshake sent to the plain port, is no HTTP at all.
  */
-function isMethodToken({ rawPacket, bytesParsed }: { rawPacket?: Buffer; bytesParsed?: number }): boolean {
+function isUnknownMethodLine({ rawPacket, bytesParsed }: { rawPacket?: Buffer; bytesParsed?: number }): boolean {
   if (rawPacket === undefined || bytesParsed === undefined) return false;
-  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ /.test(rawPacket.toString('latin1', bytesParsed, bytesParsed + 32));
+  // The parser stops within the method: its line starts after the last line feed before that point.
+  const lineStart = bytesParsed === 0 ? 0 : rawPacket.lastIndexOf(0x0a, bytesParsed - 1) + 1;
+  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]+ HTTP\/\d\.\d\r\n/.test(rawPacket.toString('latin1', lineStart, lineStart + 16_384));
 }

@@ -97,6 +97,16 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     await service.checkAfterBatch([]);
   });
 
+  it('a target holding a fragment (#...), which clients never send: 400 saying so, not an unknown parameter', async () => {
+    const message = 'the request target holds a fragment (#...): send it without one';
+    for (const target of ['/plants/1#frag', '/plants#top']) {
+      expectErrorBody(await service.exchange(rawRequest('GET', target, bearer)), 400, message);
+    }
+    const trpc = await service.exchange(rawRequest('GET', `${trpcQuery('getPlant', '{"id":1}')}#x`, bearer));
+    expect([trpc.status, messageOf(trpc)]).toStrictEqual([400, message]);
+    await service.checkAfterBatch();
+  });
+
   it.each(['__proto__', 'constructor', 'prototype'])(
     '%s in a query is an unknown parameter: 400 naming it, on every REST route',
     async (name) => {
