@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { noteAnsweredBeforeBody } from './client-errors.js';
 import { watchClosing } from './graceful-close.js';
 import { isBehindEarlierRequests, PipelinedRequests } from './pipelining.js';
@@ -12,17 +12,15 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
   const gracefulClose = watchClosing(app);
   const pipelined = new PipelinedRequests(maxPipelinedRequests);
   app.addHook('onRequest', (request, reply, done) => {
-    if (!isBehindEarlierRequests(reply)) done(requestRefusal(request));
+    if (!isBehindEarlierRequests(reply)) start(request, reply, done);
     else {
       pipelined.wait(reply, (error) => {
         if (error) done(error);
-        else done(requestRefusal(request));
+        else start(request, reply, done);
       });
     }
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    // Here, not as the request starts: every answer has it, a CORS preflight's and an early refusal's too.
-    reply.header('x-request-id', request.id);
     gracefulClose.closeConnection(reply);
     noteAnsweredBeforeBody(request.raw);
     if (reply.statusCode === 204 && reply.hasHeader('content-type')) reply.removeHeader('content-type');
@@ -35,4 +33,9 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
     }
     done(null, payload);
   });
+}
+
+function start(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  reply.header('x-request-id', request.id);
+  done(requestRefusal(request));
 }

@@ -34,13 +34,12 @@ export const httpPlugin = fp<HttpOptions>(
     app.decorate('routeMethods', routeMethods);
     registerErrorHandling(app, { prefix: TRPC_PREFIX, router: appRouter }, (url) => routeMethods.at(url));
     registerJsonEdge(app);
-    // CORS first: a browser can read every answer, an early refusal's too.
-    await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
     registerRequestHooks(app, http);
     limitConnections(app, http);
     refuseUnknownExpectations(app);
     refuseConnect(app);
     holdContinue(app);
+    await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
     // After CORS: its OPTIONS route answers preflights on every path, so it is no path's own method.
     routeMethods.recordRoutes(app);
   },
