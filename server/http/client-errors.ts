@@ -44,15 +44,16 @@ export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
  */
 export function refuseConnect(app: FastifyInstance): void {
   app.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
-    writeRefusal(socket, httpError(501, 'CONNECT is not implemented: this service is no proxy'));
-    socket.destroySoon();
+    afterAnswersInFlight(socket, () => {
+      if (socket.writable) writeRefusal(socket, httpError(501, 'CONNECT is not implemented: this service is no proxy'));
+      socket.destroySoon();
+    });
   });
 }
 
 /** An `Error` answer written to the socket itself, where there is no request to answer through. */
 function writeRefusal(socket: Socket, error: Error): void {
-  const { statusCode, body } = toRestError(error, { id: '-', method: '-', url: '-' });
-  const json = JSON.stringify(body);
+  const { statusCode, json } = refusalAnswer(error);
   socket.write(
     `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}\r\nConnection: close\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
@@ -74,12 +75,18 @@ function afterAnswersInFlight(socket: Socket, then: () => void): void {
 /** Node answers an `Expect` other than 100-continue itself, with a bare 417: this gives it the `Error` body. */
 export function refuseUnknownExpectations(app: FastifyInstance): void {
   app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    const refusal = httpError(417, 'the Expect header asks for what this service does not do: only 100-continue is understood');
-    const { statusCode, body } = toRestError(refusal, { id: '-', method: '-', url: '-' });
-    const json = JSON.stringify(body);
+    const { statusCode, json } = refusalAnswer(
+      httpError(417, 'the Expect header asks for what this service does not do: only 100-continue is understood'),
+    );
     response.writeHead(statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
     response.end(json);
   });
+}
+
+/** The `Error` answer of a refusal made before there is a request, so without its id. */
+function refusalAnswer(error: Error): { statusCode: number; json: string } {
+  const { statusCode, body } = toRestError(error, { id: '-', method: '-', url: '-' });
+  return { statusCode, json: JSON.stringify(body) };
 }
 
 function describe(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }): Error {
@@ -100,12 +107,19 @@ function describe(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesPars
 }
 
 /**
- * A whole request line whose method is one no part here knows (`FOO /plants HTTP/1.1`): 501 (RFC 9110 section 9.1).
- * Anything else, such as a TLS handshake sent to the plain port, is no HTTP at all.
+ * A request line whose method is one no part here knows (`FOO /plants HTTP/1.1`): 501 (RFC 9110 section 9.1). Anything
+ * else, such as a TLS handshake sent to the plain port, is no HTTP at all. The line may be cut short by the packet.
  */
 function isUnknownMethodLine({ rawPacket, bytesParsed }: { rawPacket?: Buffer; bytesParsed?: number }): boolean {
   if (rawPacket === undefined || bytesParsed === undefined) return false;
-  // The parser stops within the method: its line starts after the last line feed before that point.
-  const lineStart = bytesParsed === 0 ? 0 : rawPacket.lastIndexOf(0x0a, bytesParsed - 1) + 1;
-  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]+ HTTP\/\d\.\d\r\n/.test(rawPacket.toString('latin1', lineStart, lineStart + 16_384));
+  // The parser stops within the method: it starts where the token characters before that point do.
+  let start = bytesParsed;
+  while (start > 0 && TOKEN_CHARACTER.test(String.fromCharCode(rawPacket[start - 1] ?? 0))) start -= 1;
+  const text = rawPacket.toString('latin1', start, start + 16_384);
+  const lineEnd = text.indexOf('\r\n');
+  return lineEnd === -1 ? CUT_SHORT_REQUEST_LINE.test(text) : REQUEST_LINE.test(text.slice(0, lineEnd));
 }
+
+const TOKEN_CHARACTER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]$/;
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/\d\.\d$/;
+const CUT_SHORT_REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S*(?: \S*)?$/;

@@ -15,8 +15,8 @@ export function requestRefusal(request: FastifyRequest): Error | undefined {
   if (contentType > 1) return httpError(400, 'the request has more than one Content-Type header: send exactly one');
   if (authorization > 1) return httpError(400, 'the request has more than one Authorization header: send exactly one');
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
-  // RFC 9112 section 3.2: a fragment is the client's own and is never sent; Fastify would read it as the query.
-  if (request.url.includes('#')) return httpError(400, 'the request target holds a fragment (#...): send it without one');
+  if (!request.url.startsWith('/'))
+    return httpError(400, 'the request target must be a path such as /plants, or an http URL with a host and no user name');
   // As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it.
   if (hasUndecodableQuery(request.url))
     return httpError(400, 'the request query is not valid: each % must start an escape (%XX) of UTF-8 bytes');

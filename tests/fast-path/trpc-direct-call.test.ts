@@ -1,6 +1,4 @@
 import type * as FastifyAdapter from '@trpc/server/adapters/fastify';
-import { get } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authHeaders, startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
@@ -208,21 +206,5 @@ describe("what the direct call leaves to tRPC's handler", () => {
     ['an unknown procedure', { method: 'GET', url: '/trpc/listPots', headers: bearer }],
   ])('%s', async (_case, request) => {
     expect((await answer(request)).byStock).toBe(true);
-  });
-
-  it('a query with a fragment (only a real connection carries one)', async () => {
-    await testApp.app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = testApp.app.server.address() as AddressInfo;
-    const stockCallsBefore = stock.calls;
-    const status = await new Promise<number | undefined>((resolve, reject) => {
-      // A path, not a URL, so that the client sends the fragment as given.
-      get({ host: '127.0.0.1', port, path: `/trpc/listPlants?${listInput}#top`, headers: bearer }, (response) => {
-        response.resume().on('end', () => {
-          resolve(response.statusCode);
-        });
-      }).on('error', reject);
-    });
-    expect(status).toBe(200);
-    expect(stock.calls).toBe(stockCallsBefore + 1);
   });
 });

@@ -17,20 +17,6 @@ const hooks = useWebhookReceiver(SECRET);
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * Reads until `done` holds or ten seconds pass, and returns the last reading for the test to assert: the worker
- * records a delivery only after the receiver has answered it.
- */
-async function settled<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await sleep(25);
-    value = await read();
-  }
-  return value;
-}
-
 /** An app sending change events to /changes (and, if asked, new plants to /new). */
 function startApp(env: Record<string, string> = {}) {
   return hooks.startApp({
@@ -176,14 +162,12 @@ describe('change events', () => {
     await hooks.receiver.waitFor((received) => received.filter((request) => request.path === '/other').length >= 3);
     const other = hooks.receiver.received.filter((request) => request.path === '/other');
     expect(new Set(other.map((request) => (JSON.parse(request.body) as { type: string }).type))).toStrictEqual(new Set(['plant.created']));
-    const states = await settled(
-      async () =>
-        (await plants.findOne({ _id: Long.fromNumber(12) }))?.changes?.events.map((event) =>
-          event.deliveries.map((delivery) => delivery.state),
-        ),
-      (read) => read?.every(([toChanges]) => toChanges === 'delivered') === true,
-    );
-    expect(states).toStrictEqual([
+    // The worker records a delivery only after the receiver has answered it.
+    const states = async () =>
+      (await plants.findOne({ _id: Long.fromNumber(12) }))?.changes?.events.map((event) =>
+        event.deliveries.map((delivery) => delivery.state),
+      );
+    await expect.poll(states, { timeout: 10_000 }).toStrictEqual([
       ['delivered', 'pending'],
       ['delivered', 'pending'],
     ]);
@@ -254,14 +238,12 @@ describe('change events', () => {
 
     answer(() => 200);
     await hooks.receiver.waitFor(() => delivered().length === 5, 20_000);
-    const outboxes = await settled(
-      async () => ({
-        deleted: await plants.findOne({ _id: Long.fromNumber(5) }),
-        kept: await plants.findOne({ _id: Long.fromNumber(6) }, { projection: { changes: 1 } }),
-      }),
-      ({ deleted, kept }) => deleted === null && kept?.changes === undefined,
-    );
-    expect(outboxes).toStrictEqual({ deleted: null, kept: { _id: 6 } });
+    // Both outboxes settle once the worker has recorded the deliveries the receiver answered.
+    const outboxes = async () => ({
+      deleted: await plants.findOne({ _id: Long.fromNumber(5) }),
+      kept: await plants.findOne({ _id: Long.fromNumber(6) }, { projection: { changes: 1 } }),
+    });
+    await expect.poll(outboxes, { timeout: 10_000 }).toStrictEqual({ deleted: null, kept: { _id: 6 } });
     // The id is free again, as after any delete.
     expect((await postPlant(app, { id: 5, name: 'Fig' })).statusCode).toBe(200);
   });
