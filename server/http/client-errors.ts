@@ -106,6 +106,12 @@ function describe(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesPars
   return httpError(400, 'the request is not valid HTTP');
 }
 
+/** A method is a token (RFC 9110 section 5.6.2). */
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]";
+const TOKEN_CHARACTER = new RegExp(`^${TOKEN}$`);
+const REQUEST_LINE = new RegExp(`^${TOKEN}+ \\S+ HTTP/\\d\\.\\d$`);
+const CUT_SHORT_REQUEST_LINE = new RegExp(`^${TOKEN}+ \\S*(?: \\S*)?$`);
+
 /**
  * A request line whose method is one no part here knows (`FOO /plants HTTP/1.1`): 501 (RFC 9110 section 9.1). Anything
  * else, such as a TLS handshake sent to the plain port, is no HTTP at all. The line may be cut short by the packet.
@@ -119,7 +125,3 @@ function isUnknownMethodLine({ rawPacket, bytesParsed }: { rawPacket?: Buffer; b
   const lineEnd = text.indexOf('\r\n');
   return lineEnd === -1 ? CUT_SHORT_REQUEST_LINE.test(text) : REQUEST_LINE.test(text.slice(0, lineEnd));
 }
-
-const TOKEN_CHARACTER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]$/;
-const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/\d\.\d$/;
-const CUT_SHORT_REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S*(?: \S*)?$/;
