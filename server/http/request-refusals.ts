@@ -17,10 +17,16 @@ export function requestRefusal(request: FastifyRequest): Error | undefined {
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
   if (!request.url.startsWith('/'))
     return httpError(400, 'the request target must be a path such as /plants, or an http URL with a host and no user name');
-  // As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it.
-  if (hasUndecodableQuery(request.url))
-    return httpError(400, 'the request query is not valid: each % must start an escape (%XX) of UTF-8 bytes');
   return undefined;
+}
+
+/**
+ * As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it. A browser
+ * sends such a query as written (`?tag=50%off`), so this is judged after CORS, which lets its page read the 400.
+ */
+export function queryRefusal(request: FastifyRequest): Error | undefined {
+  if (!hasUndecodableQuery(request.url)) return undefined;
+  return httpError(400, 'the request query is not valid: each % must start an escape (%XX) of UTF-8 bytes');
 }
 
 /** No route decodes a content-coded body (415, RFC 9110 section 15.5.16): refused as it is about to be read. */

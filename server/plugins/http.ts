@@ -9,6 +9,7 @@ import { registerErrorHandling } from '../http/error-handling.js';
 import { holdContinue } from '../http/expect-continue.js';
 import { registerJsonEdge } from '../http/int64-edge.js';
 import { registerRequestHooks } from '../http/request-hooks.js';
+import { queryRefusal } from '../http/request-refusals.js';
 import { RouteMethods } from '../http/route-methods.js';
 import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
@@ -40,6 +41,9 @@ export const httpPlugin = fp<HttpOptions>(
     refuseConnect(app);
     holdContinue(app);
     await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
+    app.addHook('onRequest', (request, _reply, done) => {
+      done(queryRefusal(request));
+    });
     // After CORS: its OPTIONS route answers preflights on every path, so it is no path's own method.
     routeMethods.recordRoutes(app);
   },

@@ -1,5 +1,5 @@
 import type { RestOperation } from '@plant-store/fast-path';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { NoRouteError } from '../errors/rest-error.js';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
@@ -38,6 +38,10 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     }
     rest.addContentTypeParser('*', (request, _payload, done) => {
       done(refusedMediaType(request));
+    });
+    // A Content-Type that is no media type at all Fastify refuses before any parser: the same 415, passed on to be shaped.
+    rest.setErrorHandler((error: FastifyError, request) => {
+      throw error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? refusedMediaType(request) : error;
     });
     // Callback-style hooks, one per route, its operation's checks chosen here: the body's on routes that take one; on
     // every route, `__proto__` and the like refused before trpc-to-openapi reads the query. The catch-all serves any

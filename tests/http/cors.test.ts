@@ -96,6 +96,15 @@ describe('CORS', () => {
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
   });
 
+  it('lets a listed origin read the 400 of a query it spelt wrong by hand', async () => {
+    for (const url of ['/plants?tag=50%off', '/trpc/listPlants?input=%7B%7D%ff']) {
+      const response = await testApp.app.inject({ method: 'GET', url, headers: { ...authHeaders(), origin: ALLOWED } });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
+      expect(response.body).toContain('the request query is not valid: each % must start an escape (%XX) of UTF-8 bytes');
+    }
+  });
+
   it('answers an OPTIONS that is no preflight as without CORS: 405 with Allow, or 404; a preflight to any path 204', async () => {
     const notPreflights = [{ origin: ALLOWED }, { 'access-control-request-method': 'POST' }, {}, { origin: 'https://evil.example' }];
     for (const [url, status] of [

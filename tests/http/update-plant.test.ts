@@ -131,7 +131,8 @@ describe('PATCH /plants/{id}', () => {
 
   it('answers 415 for other media types, and a merge patch is refused where it is not declared', async () => {
     await create({ id: 1, name: 'Fern' });
-    for (const contentType of ['text/plain', 'application/json-patch+json']) {
+    // `merge-patch` and `application/` are no media type at all: Fastify refuses them before any parser reads them.
+    for (const contentType of ['text/plain', 'application/json-patch+json', 'merge-patch', 'application/']) {
       const refused = await patch('/plants/1', '{"name":"x"}', { ...auth, 'content-type': contentType });
       // RFC 5789 section 2.2: what a PATCH takes, in Accept-Patch.
       expect(refused.headers.get('accept-patch')).toBe('application/merge-patch+json, application/json');
