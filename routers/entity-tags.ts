@@ -43,25 +43,27 @@ export type ConditionHeader = 'If-Match' | 'If-None-Match';
 
 /** What a request requires of the plant's entity tag (RFC 9110, section 13.2.2): If-Match names it, If-None-Match does not. */
 export interface Precondition {
-  ifMatch?: EntityTagCondition;
+  /** Each must hold: a call may give the If-Match header and an `ifMatch` input both. */
+  ifMatch: EntityTagCondition[];
   ifNoneMatch?: EntityTagCondition;
 }
 
 /**
- * Undefined when neither header is given. A malformed value is refused, not ignored: a client that meant a condition
+ * Undefined when no condition is given. A malformed value is refused, not ignored: a client that meant a condition
  * must not get an unconditional write.
  */
-export function preconditionOf(ifMatch: string | undefined, ifNoneMatch: string | undefined): Precondition | undefined {
-  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+export function preconditionOf(ifMatch: readonly (string | undefined)[], ifNoneMatch: string | undefined): Precondition | undefined {
+  const given = ifMatch.filter((value) => value !== undefined);
+  if (given.length === 0 && ifNoneMatch === undefined) return undefined;
   return {
-    ...(ifMatch !== undefined && { ifMatch: conditionIn('If-Match', ifMatch) }),
+    ifMatch: given.map((value) => conditionIn('If-Match', value)),
     ...(ifNoneMatch !== undefined && { ifNoneMatch: conditionIn('If-None-Match', ifNoneMatch) }),
   };
 }
 
 /** The header whose condition `entityTag` fails, If-Match first; undefined when the precondition holds. */
 export function failedCondition({ ifMatch, ifNoneMatch }: Precondition, entityTag: string): ConditionHeader | undefined {
-  if (ifMatch && !matchesStrongly(ifMatch, entityTag)) return 'If-Match';
+  if (ifMatch.some((condition) => !matchesStrongly(condition, entityTag))) return 'If-Match';
   if (ifNoneMatch && matchesWeakly(ifNoneMatch, entityTag)) return 'If-None-Match';
   return undefined;
 }

@@ -51,6 +51,6 @@ export const deletePlant = protectedProcedure
   .input(DeletePlantInputSchema)
   .output(z.void())
   .mutation(async ({ input, ctx }) => {
-    if (!(await ctx.store.delete(input.id, preconditionOf(input.ifMatch ?? ctx.conditions?.ifMatch, ctx.conditions?.ifNoneMatch))))
+    if (!(await ctx.store.delete(input.id, preconditionOf([ctx.conditions?.ifMatch, input.ifMatch], ctx.conditions?.ifNoneMatch))))
       throw new PlantNotFoundError(input.id);
   });

@@ -81,6 +81,6 @@ export const updatePlant = protectedProcedure
     const { id, name, tag, ifMatch } = input;
     return answeredStoredPlant(
       ctx,
-      await ctx.store.update(id, { name, tag }, preconditionOf(ifMatch ?? ctx.conditions?.ifMatch, ctx.conditions?.ifNoneMatch)),
+      await ctx.store.update(id, { name, tag }, preconditionOf([ctx.conditions?.ifMatch, ifMatch], ctx.conditions?.ifNoneMatch)),
     );
   });

@@ -11,11 +11,23 @@ const HTTP_AUTHORITY = /^https?:\/\/[^/?#@]+(?=[/?]|$)/i;
  */
 export function originForm(request: IncomingMessage): string {
   const url = withoutFragment(request.url ?? '/');
-  if (url.startsWith('/')) return url;
+  if (url.startsWith('/')) return normalPath(url);
   const authority = HTTP_AUTHORITY.exec(url);
   if (authority === null) return url;
   const rest = url.slice(authority[0].length);
-  return rest.startsWith('/') ? rest : `/${rest}`;
+  return normalPath(rest.startsWith('/') ? rest : `/${rest}`);
+}
+
+/** Escaped letters, digits, `-`, `_` and `~`: `%36` is `6` (RFC 3986 section 6.2.2.2). A dot stays escaped: no dot segment. */
+const ESCAPED_UNRESERVED = /%(?:3[0-9]|[46][1-9a-f]|[57][0-9a]|2d|5f|7e)/gi;
+
+/** The path with its unreserved characters unescaped, as the router and trpc-to-openapi, which decode no path, must see it. */
+function normalPath(url: string): string {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (!path.includes('%')) return url;
+  const unescaped = path.replace(ESCAPED_UNRESERVED, (escape) => String.fromCharCode(Number.parseInt(escape.slice(1), 16)));
+  return query === -1 ? unescaped : unescaped + url.slice(query);
 }
 
 function withoutFragment(url: string): string {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { appRouter } from '../../routers/app.js';
 import { apiMethods } from '../routes/api-methods.js';
-import { conditionalRequestHeaders } from '../routes/rest-declarations.js';
+import { operationHeaders } from '../routes/rest-declarations.js';
 import { refuseConnect, refuseUnknownExpectations } from '../http/client-errors.js';
 import { limitConnections } from '../http/connection-limits.js';
 import { registerCors } from '../http/cors.js';
@@ -40,7 +40,7 @@ export const httpPlugin = fp<HttpOptions>(
     refuseUnknownExpectations(app);
     refuseConnect(app);
     holdContinue(app);
-    await registerCors(app, corsOrigins, apiMethods(appRouter), conditionalRequestHeaders(appRouter));
+    await registerCors(app, corsOrigins, apiMethods(appRouter), operationHeaders(appRouter));
     app.addHook('onRequest', (request, _reply, done) => {
       done(queryRefusal(request));
     });

@@ -53,14 +53,21 @@ export function operationFinder(context: FastifyInstance, declared: readonly Dec
   };
 }
 
-/** The request headers the API's operations read, besides Authorization and Content-Type, for CORS. */
-export function conditionalRequestHeaders(router: AppRouter): { allowed: string[]; exposed: string[] } {
-  const declared = declaredOperations(router).map(({ meta }) => meta.conditional);
+/**
+ * For CORS, the headers the API's operations read besides Authorization and Content-Type, and those their answers carry
+ * besides the app's own: `ETag`, and a PATCH's 415 says in `Accept-Patch` what it takes.
+ */
+export function operationHeaders(router: AppRouter): { allowed: string[]; exposed: string[] } {
+  const operations = declaredOperations(router);
+  const declared = operations.map(({ meta }) => meta.conditional);
   return {
     allowed: [
       ...(declared.some((conditional) => conditional?.ifMatch) ? ['if-match'] : []),
       ...(declared.some((conditional) => conditional?.ifNoneMatch) ? ['if-none-match'] : []),
     ],
-    exposed: declared.some((conditional) => conditional?.entityTag) ? ['etag'] : [],
+    exposed: [
+      ...(declared.some((conditional) => conditional?.entityTag) ? ['etag'] : []),
+      ...(operations.some(({ operation }) => operation.method === 'PATCH') ? ['accept-patch'] : []),
+    ],
   };
 }

@@ -138,6 +138,23 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     await service.checkAfterBatch([]);
   });
 
+  it('letters, digits, - _ ~ written as escapes in the path (/plants/%36%32) mean themselves; an escaped dot stays escaped', async () => {
+    expect(
+      (await service.send({ method: 'POST', path: '/plants', body: '{"id":62,"name":"Escaped"}', headers: JSON_WITH_TOKEN })).status,
+    ).toBe(200);
+    const plain = await service.exchange(rawRequest('GET', '/plants/62', bearer));
+    for (const target of ['/plants/%36%32', '/%70lants/6%32', '/%70%6C%61%6E%74%73/62']) {
+      const escaped = await service.exchange(rawRequest('GET', target, bearer));
+      expect([escaped.status, escaped.body, escaped.headers.etag]).toStrictEqual([200, plain.body, plain.headers.etag]);
+    }
+    const trpc = await service.exchange(rawRequest('GET', trpcQuery('getPlant', '{"id":62}').replace('getPlant', 'get%50lant'), bearer));
+    expect([trpc.status, JSON.parse(trpc.body)]).toStrictEqual([200, { result: { data: { id: 62, name: 'Escaped' } } }]);
+    expectErrorBody(await service.exchange(rawRequest('GET', '/plants%2D%5F%7e', bearer)), 404, 'no route for GET /plants-_~');
+    expectErrorBody(await service.exchange(rawRequest('GET', '/plants/%2E%2E', bearer)), 404, 'no route for GET /plants/%2E%2E');
+    expect((await service.exchange(rawRequest('DELETE', '/plants/%36%32', bearer))).status).toBe(204);
+    await service.checkAfterBatch([]);
+  });
+
   it.each(['__proto__', 'constructor', 'prototype'])(
     '%s in a query is an unknown parameter: 400 naming it, on every REST route',
     async (name) => {

@@ -342,6 +342,33 @@ describe('over /trpc and in process', () => {
     expect(await (await send('GET', '/plants/2')).json()).toEqual({ id: 2, name: 'Fern' });
   });
 
+  it('over /trpc an If-Match header and an ifMatch input must both hold: neither stands in for the other', async () => {
+    const etag = (await create({ id: 2, name: 'Fern' })).headers.get('etag') ?? '';
+    const json = { ...auth, 'content-type': 'application/json' };
+    for (const [header, input] of [
+      ['"stale"', etag],
+      [etag, '"stale"'],
+    ]) {
+      const calls = [
+        ['/trpc/updatePlant', JSON.stringify({ id: 2, name: 'x', ifMatch: input })],
+        ['/trpc/deletePlant', JSON.stringify({ id: 2, ifMatch: input })],
+      ] as const;
+      for (const [path, body] of calls) {
+        const refused = await send('POST', path, { ...json, 'if-match': header ?? '' }, body);
+        expect(refused.status).toBe(412);
+        expect(await refused.json()).toMatchObject({ error: { data: { code: 'PRECONDITION_FAILED', httpStatus: 412 } } });
+      }
+    }
+    expect(await (await send('GET', '/plants/2')).json()).toEqual({ id: 2, name: 'Fern' });
+    const both = await send(
+      'POST',
+      '/trpc/updatePlant',
+      { ...json, 'if-match': etag },
+      JSON.stringify({ id: 2, name: 'x', ifMatch: etag }),
+    );
+    expect(both.status).toBe(200);
+  });
+
   it('updatePlant changes a plant, honours ifMatch with PRECONDITION_FAILED, and listPlants filters by tag', async () => {
     const client = createPlantStoreClient({ url: service.url, token: TEST_TOKEN });
     const etag = (await create({ id: 1, name: 'Fern', tag: 'shade' })).headers.get('etag') ?? '';
