@@ -43,27 +43,33 @@ export type ConditionHeader = 'If-Match' | 'If-None-Match';
 
 /** What a request requires of the plant's entity tag (RFC 9110, section 13.2.2): If-Match names it, If-None-Match does not. */
 export interface Precondition {
-  /** Each must hold: a call may give the If-Match header and an `ifMatch` input both. */
-  ifMatch: EntityTagCondition[];
+  ifMatch?: EntityTagCondition;
   ifNoneMatch?: EntityTagCondition;
 }
 
 /**
- * Undefined when no condition is given. A malformed value is refused, not ignored: a client that meant a condition
- * must not get an unconditional write.
+ * Undefined when no condition is given. A call may give If-Match twice (the header and an `ifMatch` input): both must
+ * hold. A malformed value is refused, not ignored: a client that meant a condition must not get an unconditional write.
  */
 export function preconditionOf(ifMatch: readonly (string | undefined)[], ifNoneMatch: string | undefined): Precondition | undefined {
-  const given = ifMatch.filter((value) => value !== undefined);
-  if (given.length === 0 && ifNoneMatch === undefined) return undefined;
+  const conditions = ifMatch.flatMap((value) => (value === undefined ? [] : [conditionIn('If-Match', value)]));
+  if (conditions.length === 0 && ifNoneMatch === undefined) return undefined;
   return {
-    ifMatch: given.map((value) => conditionIn('If-Match', value)),
+    ...(conditions.length > 0 && { ifMatch: conditions.reduce(bothMatching) }),
     ...(ifNoneMatch !== undefined && { ifNoneMatch: conditionIn('If-None-Match', ifNoneMatch) }),
   };
 }
 
+/** The tags both conditions match strongly: `*` adds nothing, and two lists with no strong tag in common match none. */
+function bothMatching(first: EntityTagCondition, second: EntityTagCondition): EntityTagCondition {
+  if (first.any) return second;
+  if (second.any) return first;
+  return { any: false, tags: first.tags.filter(({ tag, weak }) => !weak && matchesStrongly(second, tag)) };
+}
+
 /** The header whose condition `entityTag` fails, If-Match first; undefined when the precondition holds. */
 export function failedCondition({ ifMatch, ifNoneMatch }: Precondition, entityTag: string): ConditionHeader | undefined {
-  if (ifMatch.some((condition) => !matchesStrongly(condition, entityTag))) return 'If-Match';
+  if (ifMatch && !matchesStrongly(ifMatch, entityTag)) return 'If-Match';
   if (ifNoneMatch && matchesWeakly(ifNoneMatch, entityTag)) return 'If-None-Match';
   return undefined;
 }

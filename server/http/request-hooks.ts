@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { noteAnsweredBeforeBody } from './client-errors.js';
 import { watchClosing } from './graceful-close.js';
 import { isBehindEarlierRequests, PipelinedRequests } from './pipelining.js';
-import { requestRefusal } from './request-refusals.js';
+import { queryRefusal, requestRefusal } from './request-refusals.js';
 
 /**
  * One hook of each kind, callback-style: each hook is a step of Fastify's runner on every request. A 204 loses
@@ -32,6 +32,13 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
       return;
     }
     done(null, payload);
+  });
+}
+
+/** Registered after CORS, so that a browser page reads this 400: it sends such a query as written (`?tag=50%off`). */
+export function registerQueryRefusal(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(queryRefusal(request));
   });
 }
 

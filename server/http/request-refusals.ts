@@ -20,10 +20,7 @@ export function requestRefusal(request: FastifyRequest): Error | undefined {
   return undefined;
 }
 
-/**
- * As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it. A browser
- * sends such a query as written (`?tag=50%off`), so this is judged after CORS, which lets its page read the 400.
- */
+/** As the path's are refused: the query parser would keep an undecodable value as sent, and match nothing with it. */
 export function queryRefusal(request: FastifyRequest): Error | undefined {
   if (!hasUndecodableQuery(request.url)) return undefined;
   return httpError(400, 'the request query is not valid: each % must start an escape (%XX) of UTF-8 bytes');

@@ -18,14 +18,19 @@ export function originForm(request: IncomingMessage): string {
   return normalPath(rest.startsWith('/') ? rest : `/${rest}`);
 }
 
-/** Escaped letters, digits, `-`, `_` and `~`: `%36` is `6` (RFC 3986 section 6.2.2.2). A dot stays escaped: no dot segment. */
+/** Escaped letters, digits, `-`, `_` and `~`: `%36` is `6` (RFC 3986 section 6.2.2.2). */
 const ESCAPED_UNRESERVED = /%(?:3[0-9]|[46][1-9a-f]|[57][0-9a]|2d|5f|7e)/gi;
+const BROKEN_ESCAPE = /%(?![0-9a-f]{2})/i;
 
-/** The path with its unreserved characters unescaped, as the router and trpc-to-openapi, which decode no path, must see it. */
+/**
+ * The path with its unreserved characters unescaped, as trpc-to-openapi and the REST checks, which read the URL as sent,
+ * must see it. A dot is left escaped, and a path with a `%` that starts no escape is left as it is, for Fastify to refuse:
+ * unescaping around it would make a new escape of it (`%3%36` would read as `%36`).
+ */
 function normalPath(url: string): string {
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
-  if (!path.includes('%')) return url;
+  if (!path.includes('%') || BROKEN_ESCAPE.test(path)) return url;
   const unescaped = path.replace(ESCAPED_UNRESERVED, (escape) => String.fromCharCode(Number.parseInt(escape.slice(1), 16)));
   return query === -1 ? unescaped : unescaped + url.slice(query);
 }

@@ -8,8 +8,7 @@ import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
 import { holdContinue } from '../http/expect-continue.js';
 import { registerJsonEdge } from '../http/int64-edge.js';
-import { registerRequestHooks } from '../http/request-hooks.js';
-import { queryRefusal } from '../http/request-refusals.js';
+import { registerQueryRefusal, registerRequestHooks } from '../http/request-hooks.js';
 import { RouteMethods } from '../http/route-methods.js';
 import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
@@ -41,9 +40,7 @@ export const httpPlugin = fp<HttpOptions>(
     refuseConnect(app);
     holdContinue(app);
     await registerCors(app, corsOrigins, apiMethods(appRouter), operationHeaders(appRouter));
-    app.addHook('onRequest', (request, _reply, done) => {
-      done(queryRefusal(request));
-    });
+    registerQueryRefusal(app);
     // After CORS: its OPTIONS route answers preflights on every path, so it is no path's own method.
     routeMethods.recordRoutes(app);
   },

@@ -306,7 +306,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       400,
       /unknown parameter "force"/,
     );
-    // A path trpc-to-openapi reads for the operation, though not as written: the same.
+    // The operation's path escaped, or in other letters: the same.
     expectErrorBody(await service.exchange(rawRequest('GET', '/plants/%31?force=', bearer)), 400, /unknown parameter "force"/);
     expectErrorBody(await service.exchange(rawRequest('GET', '/Plants/?limit=', bearer)), 400, /^limit must be/);
     await service.checkAfterBatch(stored);

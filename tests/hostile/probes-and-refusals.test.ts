@@ -151,6 +151,10 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expect([trpc.status, JSON.parse(trpc.body)]).toStrictEqual([200, { result: { data: { id: 62, name: 'Escaped' } } }]);
     expectErrorBody(await service.exchange(rawRequest('GET', '/plants%2D%5F%7e', bearer)), 404, 'no route for GET /plants-_~');
     expectErrorBody(await service.exchange(rawRequest('GET', '/plants/%2E%2E', bearer)), 404, 'no route for GET /plants/%2E%2E');
+    // A % that starts no escape keeps the path from being unescaped at all: `%3%36` must not become the escape `%36`.
+    for (const target of ['/plants/%3%36', '/plants/%2%45', '/plan%74s/%3%36']) {
+      expectErrorBody(await service.exchange(rawRequest('GET', target, bearer)), 400, /^the request path is not valid/);
+    }
     expect((await service.exchange(rawRequest('DELETE', '/plants/%36%32', bearer))).status).toBe(204);
     await service.checkAfterBatch([]);
   });

@@ -348,13 +348,13 @@ describe('over /trpc and in process', () => {
     for (const [header, input] of [
       ['"stale"', etag],
       [etag, '"stale"'],
-    ]) {
+    ] as const) {
       const calls = [
         ['/trpc/updatePlant', JSON.stringify({ id: 2, name: 'x', ifMatch: input })],
         ['/trpc/deletePlant', JSON.stringify({ id: 2, ifMatch: input })],
       ] as const;
       for (const [path, body] of calls) {
-        const refused = await send('POST', path, { ...json, 'if-match': header ?? '' }, body);
+        const refused = await send('POST', path, { ...json, 'if-match': header }, body);
         expect(refused.status).toBe(412);
         expect(await refused.json()).toMatchObject({ error: { data: { code: 'PRECONDITION_FAILED', httpStatus: 412 } } });
       }
