@@ -5,6 +5,7 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
 import { acceptsAnyone, AUTH_ENV, authConfig, jwksUrlProblemInProduction, type AuthConfig } from './auth/auth-config.js';
 import { listItems } from './env/env-lists.js';
+import { portNumber } from './env/port.js';
 import { metricsConfig, telemetryEnv, tracingConfig, type MetricsConfig, type TracingConfig } from './observability/telemetry-config.js';
 import {
   checkWebhookUrls,
@@ -56,7 +57,7 @@ const PLANT_STORE_DEV_DIR = z.string().default('.dev');
 const EnvSchema = z.object({
   NODE_ENV,
   HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: portNumber().default(3000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...MONGODB_ENV,
   // Who may call.

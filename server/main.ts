@@ -99,9 +99,15 @@ function main(): void {
 
   running.catch((error: unknown) => {
     // A start-up failure (port taken, no MongoDB to use...) is told in one line.
-    process.stderr.write(fatalLine(`plant store failed to start: ${error instanceof Error ? error.message : String(error)}`));
+    process.stderr.write(fatalLine(`plant store failed to start: ${startFailure(error)}`));
     process.exit(1);
   });
+}
+
+function startFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const portTaken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+  return portTaken ? `${error.message}: another process listens there; stop it, or choose another PORT (or METRICS_PORT)` : error.message;
 }
 
 function readConfig(): Config {

@@ -71,8 +71,8 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ PORT: 'eighty' }, 'PORT'],
-    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: 'eighty' }, 'PORT: must be a port number from 0 to 65535'],
+    [{ PORT: '70000' }, 'PORT: must be a port number from 0 to 65535'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ MONGODB_URI: 'http://localhost' }, 'MONGODB_URI: must be a MongoDB connection string'],
     [{ CORS_ORIGINS: 'not a url' }, 'CORS_ORIGINS'],
@@ -98,7 +98,7 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'proxy.example' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.1,,yes' }, 'TRUST_PROXY'],
-    [{ METRICS_PORT: 'ninety' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: 'ninety' }, 'METRICS_PORT: must be a port number from 0 to 65535'],
     [{ SHUTDOWN_DELAY_MS: '-1' }, 'SHUTDOWN_DELAY_MS'],
     [{ SHUTDOWN_DELAY_MS: '5s' }, 'SHUTDOWN_DELAY_MS'],
     [{ SHUTDOWN_DELAY_MS: '600001' }, 'SHUTDOWN_DELAY_MS: must be at most 600000'],

@@ -82,7 +82,9 @@ describe('the service process', () => {
       const [, port] = await first.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
       const second = startService({ MONGODB_URI: testMongoUri(), API_TOKENS: 'a-token', PORT: String(port) });
       expect(await second.exited()).toBe(1);
-      expect(second.output()).toMatch(/^\{"level":60,.*"msg":"plant store failed to start: listen EADDRINUSE.*\}$/m);
+      expect(second.output()).toMatch(
+        /^\{"level":60,.*"msg":"plant store failed to start: listen EADDRINUSE.*: another process listens there; stop it, or choose another PORT \(or METRICS_PORT\)"\}$/m,
+      );
       expect(second.output()).not.toMatch(/\n\s+at /);
     } finally {
       first.child.kill('SIGTERM');

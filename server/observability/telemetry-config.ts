@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { portNumber } from '../env/port.js';
 
 /** Prometheus metrics: a listener of their own, never on the API's port. Unset METRICS_PORT: none. */
 export interface MetricsConfig {
@@ -29,7 +30,7 @@ const oneOf = (values: readonly string[]) => z.enum(values, { error: `must be on
 
 /** The variables, for the config schema. */
 export const telemetryEnv = {
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PORT: portNumber().optional(),
   METRICS_HOST: z.string().min(1).optional(),
   OTEL_SDK_DISABLED: z.enum(['true', 'false', 'TRUE', 'FALSE', 'True', 'False'], { error: 'must be true or false' }).optional(),
   OTEL_TRACES_EXPORTER: z

@@ -80,17 +80,21 @@ describe('a receiver that never answers, under frequent garbage collections', ()
         const [toSilent, toHealthy] = document.webhook?.deliveries ?? [];
         expect(toSilent).toMatchObject({ state: 'failed', attempts: MAX_ATTEMPTS, lastError: `no answer within ${TIMEOUT_MS} ms` });
         expect(toHealthy).toMatchObject({ state: 'delivered', attempts: 1 });
-        // Three attempts of about a second each and two short backoffs: never minutes.
-        expect((toSilent?.failedAt?.getTime() ?? Infinity) - createdAt).toBeLessThan(15_000);
+        // Three attempts of a second each, never cut short, and two short backoffs: never minutes.
+        const failedAfter = (toSilent?.failedAt?.getTime() ?? Infinity) - createdAt;
+        expect(failedAfter).toBeGreaterThanOrEqual(MAX_ATTEMPTS * TIMEOUT_MS);
+        expect(failedAfter).toBeLessThan(15_000);
       }
-      // Each event reached the silent receiver exactly MAX_ATTEMPTS times, each attempt ending before the next began.
+      // Each event reached the silent receiver exactly MAX_ATTEMPTS times, each attempt ending (its connection closed by
+      // the service) within the timeout and before the next began. Judged where the receiver saw them: on a busy
+      // machine a request can reach it late, so the gap between two arrivals says nothing of the timeout.
       for (const document of first) {
         const id = document.webhook?.deliveries[0]?.id;
-        const times = silent.received.filter((request) => request.id === id).map((request) => request.receivedAt);
-        expect(times).toHaveLength(MAX_ATTEMPTS);
-        for (let attempt = 1; attempt < times.length; attempt += 1) {
-          expect((times[attempt] ?? 0) - (times[attempt - 1] ?? 0)).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-          expect((times[attempt] ?? 0) - (times[attempt - 1] ?? 0)).toBeLessThan(TIMEOUT_MS + 3_000);
+        const attempts = silent.received.filter((request) => request.id === id);
+        expect(attempts).toHaveLength(MAX_ATTEMPTS);
+        for (const [index, { receivedAt, settledAt = Infinity }] of attempts.entries()) {
+          expect(settledAt - receivedAt).toBeLessThan(TIMEOUT_MS + 3_000);
+          expect(attempts[index + 1]?.receivedAt ?? Infinity).toBeGreaterThanOrEqual(settledAt);
         }
       }
       const errors = service

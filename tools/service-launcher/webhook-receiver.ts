@@ -13,6 +13,8 @@ export interface ReceivedWebhook {
   verified: unknown;
   verifyError?: string;
   receivedAt: number;
+  /** When the connection this request came on closed, or its answer was written: undefined while it is open. */
+  settledAt?: number;
 }
 
 /** How to answer: a status (with headers, perhaps after a while), or `hang` (never answer). */
@@ -41,6 +43,9 @@ export async function startWebhookReceiver({ secret, port = 0 }: { secret: strin
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const received = record(request, Buffer.concat(chunks).toString('utf8'));
+      response.once('close', () => {
+        received.settledAt = Date.now();
+      });
       receiver.received.push(received);
       const key = `${received.path} ${received.id}`;
       const attempt = (attempts.get(key) ?? 0) + 1;
