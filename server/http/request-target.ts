@@ -28,6 +28,7 @@ const BROKEN_ESCAPE = /%(?![0-9a-f]{2})/i;
  * unescaping around it would make a new escape of it (`%3%36` would read as `%36`).
  */
 function normalPath(url: string): string {
+  if (!url.includes('%')) return url;
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
   if (!path.includes('%') || BROKEN_ESCAPE.test(path)) return url;

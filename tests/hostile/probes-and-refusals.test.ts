@@ -6,7 +6,15 @@ import { Agent, get } from 'node:http';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '@plant-store/service-launcher';
 import type { RawResponse } from '../helpers/http-responses.js';
-import { HOSTILE_TOKEN, JSON_WITH_TOKEN, messageOf, rawRequest, trpcQuery, useHostileService } from '../helpers/hostile-service.js';
+import {
+  HOSTILE_TOKEN,
+  JSON_WITH_TOKEN,
+  type HostileService,
+  messageOf,
+  rawRequest,
+  trpcQuery,
+  useHostileService,
+} from '../helpers/hostile-service.js';
 
 const bearer = { authorization: `Bearer ${HOSTILE_TOKEN}` };
 
@@ -16,6 +24,11 @@ function expectErrorBody(answer: RawResponse, status: number, message: string | 
   expect(Object.keys(body).sort()).toStrictEqual(['error', 'message']);
   expect(body.error).toBe(status);
   expect(body.message).toMatch(message);
+}
+
+async function storePlant(service: HostileService, id: number, name: string): Promise<void> {
+  const created = await service.send({ method: 'POST', path: '/plants', body: JSON.stringify({ id, name }), headers: JSON_WITH_TOKEN });
+  expect(created.status).toBe(200);
 }
 
 /** Lines of output that are not JSON log lines. */
@@ -94,9 +107,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
   });
 
   it('a target in absolute form (GET http://host/plants/63) is served as its path is: answers, refusals and /trpc alike', async () => {
-    expect(
-      (await service.send({ method: 'POST', path: '/plants', body: '{"id":63,"name":"Absolute"}', headers: JSON_WITH_TOKEN })).status,
-    ).toBe(200);
+    await storePlant(service, 63, 'Absolute');
     const asPath = await service.exchange(rawRequest('GET', '/plants/63', bearer));
     const absolute = await service.exchange(rawRequest('GET', 'http://localhost/plants/63', bearer));
     expect(absolute.status).toBe(200);
@@ -120,9 +131,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
   });
 
   it('a target holding a fragment (#...), which clients never send, is answered as without it', async () => {
-    expect(
-      (await service.send({ method: 'POST', path: '/plants', body: '{"id":64,"name":"Fragment"}', headers: JSON_WITH_TOKEN })).status,
-    ).toBe(200);
+    await storePlant(service, 64, 'Fragment');
     for (const [target, fragment] of [
       ['/plants/64', '#frag'],
       ['/plants?limit=1', '#top'],
@@ -139,9 +148,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
   });
 
   it('letters, digits, - _ ~ written as escapes in the path (/plants/%36%32) mean themselves; an escaped dot stays escaped', async () => {
-    expect(
-      (await service.send({ method: 'POST', path: '/plants', body: '{"id":62,"name":"Escaped"}', headers: JSON_WITH_TOKEN })).status,
-    ).toBe(200);
+    await storePlant(service, 62, 'Escaped');
     const plain = await service.exchange(rawRequest('GET', '/plants/62', bearer));
     for (const target of ['/plants/%36%32', '/%70lants/6%32', '/%70%6C%61%6E%74%73/62']) {
       const escaped = await service.exchange(rawRequest('GET', target, bearer));
