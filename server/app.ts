@@ -38,7 +38,11 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   await app.register(docsPlugin);
   const { apiTokens, apiTokenHashes, jwt } = config;
   await app.register(authPlugin, { apiTokens, apiTokenHashes, jwt });
-  await app.register(apiPlugin, { fastPath: config.http.fastPath, authFailureLimit: config.authFailureLimit });
+  await app.register(apiPlugin, {
+    fastPath: config.http.fastPath,
+    maxBatchSize: config.http.maxBatchSize,
+    authFailureLimit: config.authFailureLimit,
+  });
   return app;
 }
 

@@ -80,6 +80,8 @@ const EnvSchema = z.object({
     .default(0),
   RESPONSE_TIMEOUT_MS: positiveInt(10_000),
   MAX_PIPELINED_REQUESTS: positiveInt(16),
+  // A batch's calls run at once: one request must not take MongoDB from everyone else.
+  TRPC_MAX_BATCH_SIZE: positiveInt(16),
   /** Unset: the process's descriptor limit less a reserve. */
   MAX_CONNECTIONS: z.coerce.number().int().positive().optional(),
   TRUST_PROXY: z
@@ -164,6 +166,8 @@ export interface Config extends AuthConfig {
     trustProxy: TrustProxy;
     /** Serve the API through @plant-store/fast-path (true) or the stock adapters (false). */
     fastPath: boolean;
+    /** Calls one /trpc batch may make. */
+    maxBatchSize: number;
   };
   authFailureLimit: { max: number; windowMs: number } | undefined;
   webhooks: WebhookConfig;
@@ -236,6 +240,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxConnections: e.MAX_CONNECTIONS,
       trustProxy: e.TRUST_PROXY,
       fastPath: e.FAST_PATH,
+      maxBatchSize: e.TRPC_MAX_BATCH_SIZE,
     },
     authFailureLimit: e.AUTH_FAILURE_LIMIT === undefined ? undefined : { max: e.AUTH_FAILURE_LIMIT, windowMs: e.AUTH_FAILURE_WINDOW_MS },
     webhooks,

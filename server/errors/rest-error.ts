@@ -6,6 +6,7 @@ import { ChangeQueueFullError } from '../../routers/plant-store.js';
 import type { ErrorBody } from '../../schemas/error.js';
 import { refusalHeaders } from '../auth/challenge.js';
 import { answeredMethod } from '../methods/answered-method.js';
+import { TARGET_FORM_MESSAGE } from './http-error.js';
 
 /** The one place that turns any failure into the REST answer, so every failure has the same shape. */
 export interface RestError {
@@ -98,7 +99,9 @@ function clientMessage(error: HttpStatusError, request: RequestInfo): string {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return `the request body is larger than the limit of ${request.routeOptions?.bodyLimit ?? 'the configured'} bytes`;
     case 'FST_ERR_BAD_URL':
-      return 'the request path is not valid: each % must start an escape (%XX) of UTF-8 bytes';
+      return request.url.startsWith('/')
+        ? 'the request path is not valid: each % must start an escape (%XX) of UTF-8 bytes'
+        : TARGET_FORM_MESSAGE;
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return 'a segment of the request path is too long';
     default:

@@ -1,22 +1,32 @@
 import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import { httpError } from '../errors/http-error.js';
+import { httpError, TARGET_FORM_MESSAGE } from '../errors/http-error.js';
+import { HOST_AND_PORT } from './request-target.js';
 
 /**
- * Missing or repeated Host (RFC 9112 section 3.2): Node would refuse the first unlogged and keep the first of several;
- * so it would of two Content-Types or Authorizations, which a proxy in front may have read otherwise.
- * `*` (RFC 9112 section 3.2.4) names no resource.
+ * Missing, repeated or malformed Host (RFC 9112 section 3.2): Node would refuse the first unlogged and keep the first
+ * of several; so it would of two Content-Types or Authorizations, which a proxy in front may have read otherwise.
+ * `*` (RFC 9112 section 3.2.4) names no resource. A transfer coding other than chunked would be read as if absent
+ * (RFC 9112 section 6.1 answers it 501).
  */
 export function requestRefusal(request: FastifyRequest): Error | undefined {
-  if (request.headers.host === undefined && request.raw.httpVersion !== '1.0')
+  const { host: hostValue, 'transfer-encoding': transferEncoding } = request.headers;
+  if (hostValue === undefined && request.raw.httpVersion !== '1.0')
     return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
   const { host, contentType, authorization } = singleHeaders(request.raw.rawHeaders);
   if (host > 1) return httpError(400, 'the request has more than one Host header: send exactly one');
+  if (hostValue !== undefined && !HOST_AND_PORT.test(hostValue))
+    return httpError(400, 'the Host header is not a host name or address with an optional port: send Host: <the server name>[:<port>]');
+  if (transferEncoding !== undefined && transferEncoding.trim().toLowerCase() !== 'chunked') {
+    const coding = JSON.stringify(transferEncoding);
+    return httpError(501, `the transfer coding ${coding} is not implemented: send Transfer-Encoding: chunked alone, or Content-Length`, {
+      connection: 'close',
+    });
+  }
   if (contentType > 1) return httpError(400, 'the request has more than one Content-Type header: send exactly one');
   if (authorization > 1) return httpError(400, 'the request has more than one Authorization header: send exactly one');
   if (request.url === '*') return httpError(400, 'the request target * names no resource: send a path such as /plants');
-  if (!request.url.startsWith('/'))
-    return httpError(400, 'the request target must be a path such as /plants, or an http URL with a host and no user name');
+  if (!request.url.startsWith('/')) return httpError(400, TARGET_FORM_MESSAGE);
   return undefined;
 }
 

@@ -22,6 +22,8 @@ declare module 'fastify' {
 export interface ApiOptions {
   /** Serve through @plant-store/fast-path (when its versions match) or the stock adapters. */
   fastPath: boolean;
+  /** Calls one /trpc batch may make. */
+  maxBatchSize: number;
   authFailureLimit: AuthFailureLimit | undefined;
 }
 
@@ -43,7 +45,12 @@ export const apiPlugin = fp<ApiOptions>(
       (request.apiContext ??= contextOf(request.headers.authorization, conditionsOf(request), request.id));
     // The one place that chooses: the fast path when asked for and its versions match, else the stock adapters.
     const fastPath = options.fastPath ? createApiFastPath(appRouter, createContext, app.log) : undefined;
-    const api = { router: appRouter, createContext, serving: fastPath ?? stockServing(appRouter, createContext) };
+    const api = {
+      router: appRouter,
+      createContext,
+      serving: fastPath ?? stockServing(appRouter, createContext),
+      maxBatchSize: options.maxBatchSize,
+    };
     const { metrics, operations } = app.telemetry;
     await app.register(async (guarded) => {
       if (metrics && operations) metrics.countRequests(guarded, operations);

@@ -18,6 +18,8 @@ export interface ApiRoutesOptions {
   router: AppRouter;
   createContext: (request: FastifyRequest) => Context;
   serving: ApiServing;
+  /** Calls one /trpc batch may make: more is refused (400) before any runs. */
+  maxBatchSize: number;
 }
 
 /** Undefined, with one warning, when @trpc/server or trpc-to-openapi is not the version the fast path was tested with. */

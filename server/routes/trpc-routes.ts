@@ -16,9 +16,10 @@ export const TRPC_PREFIX = '/trpc';
 const { FST_ERR_CTP_INVALID_MEDIA_TYPE: FastifyUnsupportedMediaType } = errorCodes;
 
 /** tRPC's request handler, mounted here rather than by its plugin, which would install a lenient body parser. */
-export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, serving }: ApiRoutesOptions) {
+export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, serving, maxBatchSize }: ApiRoutesOptions) {
   const trpcOptions = {
     router,
+    maxBatchSize,
     createContext: ({ req }) => createContext(req),
     // A single call's answer carries the ETag of the plant it answers, as REST's does; a batch's, none.
     responseMeta: ({ ctx, errors, info }) => ({

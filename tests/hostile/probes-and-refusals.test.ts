@@ -58,6 +58,53 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expect((await service.exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
   });
 
+  it('a Host that is no host and port (a b, x:abc, [::1): 400; a name, an address, a port or nothing at all is served', async () => {
+    const withHost = (host: string) => service.exchange(`GET /healthz HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`);
+    for (const host of ['a b', 'x:abc', '[::1', 'x:1:2', 'a/b', '%zz']) {
+      expectErrorBody(
+        await withHost(host),
+        400,
+        'the Host header is not a host name or address with an optional port: send Host: <the server name>[:<port>]',
+      );
+    }
+    for (const host of ['localhost', 'plants.example:8080', '127.0.0.1:3000', '[::1]:3000', 'xn--bcher-kva.example', '']) {
+      expect((await withHost(host)).status).toBe(200);
+    }
+  });
+
+  it('a transfer coding other than chunked (gzip, chunked): 501 naming it, the connection closed, nothing stored', async () => {
+    for (const [id, coding] of [
+      [67, 'gzip, chunked'],
+      [68, 'foo, chunked'],
+    ] as const) {
+      const body = `{"id":${id},"name":"Coded"}`;
+      const answer = await service.exchange(
+        rawRequest(
+          'POST',
+          '/plants',
+          { ...JSON_WITH_TOKEN, 'transfer-encoding': coding },
+          `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+        ),
+      );
+      expectErrorBody(
+        answer,
+        501,
+        `the transfer coding "${coding}" is not implemented: send Transfer-Encoding: chunked alone, or Content-Length`,
+      );
+      expect(answer.headers.connection).toBe('close');
+      expect((await service.send({ method: 'GET', path: `/plants/${id}`, headers: bearer })).status).toBe(404);
+    }
+    const body = '{"id":69,"name":"Chunked"}';
+    const chunked = rawRequest(
+      'POST',
+      '/plants',
+      { ...JSON_WITH_TOKEN, 'transfer-encoding': 'Chunked' },
+      `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
+    expect((await service.exchange(chunked)).status).toBe(200);
+    expect((await service.send({ method: 'DELETE', path: '/plants/69', headers: bearer })).status).toBe(204);
+  });
+
   it('two Authorization headers: 400, whichever comes first; nothing stored', async () => {
     for (const tokens of [
       [HOSTILE_TOKEN, 'not-the-token'],
@@ -119,7 +166,15 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     expectErrorBody(notAllowed, 405, 'PUT is not allowed on /plants/63: it answers GET, HEAD, PATCH, DELETE');
     const trpc = await service.exchange(rawRequest('GET', `http://localhost${trpcQuery('getPlant', '{"id":63}')}`, bearer));
     expect([trpc.status, JSON.parse(trpc.body)]).toStrictEqual([200, { result: { data: { id: 63, name: 'Absolute' } } }]);
-    for (const target of ['ftp://localhost/plants/63', 'http://user:pass@localhost/plants/63', 'http://a@b@localhost/plants/63']) {
+    for (const target of [
+      'ftp://localhost/plants/63',
+      'http://user:pass@localhost/plants/63',
+      'http://a@b@localhost/plants/63',
+      'http://x:abc/plants/63',
+      'http://[::1/plants/63',
+      'http://%zz/plants/63',
+      'http:///plants/63',
+    ]) {
       expectErrorBody(
         await service.exchange(rawRequest('GET', target, bearer)),
         400,

@@ -106,13 +106,14 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
     expect(logged.length).toBeGreaterThanOrEqual(14);
   });
 
-  it('httpBatchLink: fifty mutations, then fifty queries, made together are one request each, every call answered', async () => {
+  it('httpBatchLink with maxItems at TRPC_MAX_BATCH_SIZE: fifty mutations, then fifty queries, made together, every call answered', async () => {
     const { fetch, urls } = countingFetch();
     const client = createTRPCClient<AppRouter>({
       links: [
         httpBatchLink({
           url: trpcUrl(service.url),
           headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          maxItems: 16,
           transformer: int64Transformer,
           fetch: exactIntegerFetch(fetch),
         }),
@@ -123,7 +124,8 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
     expect(created).toStrictEqual(ids.map((id) => ({ name: `Plant ${id}` })));
     const read = await Promise.all(ids.map((id) => client.getPlant.query({ id })));
     expect(read).toStrictEqual(ids.map((id) => ({ id, name: `Plant ${id}` })));
-    expect(urls).toHaveLength(2);
+    // Batches of 16, 16, 16 and 2, each way.
+    expect(urls).toHaveLength(8);
   });
 
   it('httpLink: a query with an id beyond 2^53 in its URL, and a mutation in its body', async () => {
@@ -177,5 +179,33 @@ describe('a batch sent without a valid token', () => {
       expect((failure as TRPCClientError<AppRouter>).data).toMatchObject({ code: 'UNAUTHORIZED', httpStatus: 401 });
     }
     expect(await service.testApp.plants.countDocuments()).toBe(0);
+  });
+});
+
+describe('batches and TRPC_MAX_BATCH_SIZE (16 by default)', () => {
+  const authorization = `Bearer ${TEST_TOKEN}`;
+  const creates = (count: number) =>
+    Object.fromEntries(Array.from({ length: count }, (_, index) => [index, { id: index + 1, name: 'Fern' }]));
+
+  it('refuses a batch of 17 calls with 400 before any runs, and answers one of 16', async () => {
+    const batch = (count: number) =>
+      fetch(`${trpcUrl(service.url)}/${Array.from({ length: count }, () => 'createPlant').join(',')}?batch=1`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify(creates(count)),
+      });
+    const refused = await batch(17);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { data: { code: 'BAD_REQUEST', httpStatus: 400 } } });
+    expect(await service.testApp.plants.countDocuments()).toBe(0);
+    const answered = await batch(16);
+    expect(answered.status).toBe(200);
+    expect(await service.testApp.plants.countDocuments()).toBe(16);
+  });
+
+  it('refuses a query batch of 17 in its URL', async () => {
+    const paths = Array.from({ length: 17 }, () => 'listPlants').join(',');
+    const refused = await fetch(`${trpcUrl(service.url)}/${paths}?batch=1`, { headers: { authorization } });
+    expect(refused.status).toBe(400);
   });
 });
