@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { int64Parameter } from './int64.js';
-import { MAX_TAG_LENGTH } from './plant.js';
+import { isWellFormed, MAX_TAG_LENGTH } from './plant.js';
 
 // Over REST these arrive as text: "10" is read as 10, nothing else is coerced, and an unknown parameter is refused.
 
@@ -44,6 +44,7 @@ const tagFilter = z
       Array.isArray(failure.input) ? 'tag may be given once: plants are listed by one tag at a time' : 'tag must be a string',
   })
   .max(MAX_TAG_LENGTH, { error: `tag must be at most ${MAX_TAG_LENGTH} characters: no plant has a longer one` })
+  .refine(isWellFormed, { error: 'tag must be valid Unicode text: no plant has a tag that is not' })
   .meta({ description: 'Return only the plants with exactly this tag', examples: ['tropical'] });
 
 export const ListPlantsInputSchema = parameters('listing plants', {

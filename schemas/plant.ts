@@ -10,7 +10,8 @@ import { refuseCoercion } from './refuse-coercion.js';
 export const MAX_NAME_LENGTH = 200;
 export const MAX_TAG_LENGTH = 100;
 
-const isWellFormed = (value: string) => value.isWellFormed();
+/** Whether the text can be stored as UTF-8: no lone surrogate. */
+export const isWellFormed = (value: string) => value.isWellFormed();
 
 /** `whenNull` words the refusal of a null: in a merge patch, null would remove the name. */
 const nameSchema = (whenNull = 'name must be a string') =>

@@ -46,6 +46,12 @@ function checkedBodyError(request: FastifyRequest, operation: DeclaredOperation,
   return undefined;
 }
 
+/** A DELETE reads no body: a condition written there would be dropped, and the plant deleted unconditionally. */
+export function deleteBodyError({ method, body }: FastifyRequest): Error | undefined {
+  if (method !== 'DELETE' || body === undefined || (isObjectBody(body) && Object.keys(body as object).length === 0)) return undefined;
+  return httpError(400, 'a DELETE takes no body: send the condition as the If-Match header');
+}
+
 /** On the catch-all: the body's checks of the operation its URL names, if any; no body is refused where none serves it. */
 export function anyBodyError(
   request: FastifyRequest,

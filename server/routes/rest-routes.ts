@@ -4,7 +4,7 @@ import { NoRouteError } from '../errors/rest-error.js';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations, operationFinder } from './rest-declarations.js';
-import { anyBodyError, BODY_METHODS, bodyError, queryError, unsupportedMediaType } from './rest-request-checks.js';
+import { anyBodyError, BODY_METHODS, bodyError, deleteBodyError, queryError, unsupportedMediaType } from './rest-request-checks.js';
 import { judgeTokenBeforeBody } from './token-first.js';
 
 /**
@@ -58,12 +58,12 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
             done(bodyError(request, own, otherMediaTypes) ?? queryError(request, own));
           }
         : (request, _reply, done) => {
-            done(queryError(request, served(request)));
+            done(queryError(request, served(request)) ?? deleteBodyError(request));
           };
       return [check];
     };
     const checkAnyBody: preHandlerHookHandler = (request, _reply, done) => {
-      done(anyBodyError(request, operationOf(request), otherMediaTypes));
+      done(anyBodyError(request, operationOf(request), otherMediaTypes) ?? deleteBodyError(request));
     };
     const checkAnyQuery: preHandlerHookHandler = (request, _reply, done) => {
       done(request.url.includes('?') ? queryError(request, operationOf(request)) : undefined);

@@ -181,6 +181,17 @@ describe('DELETE /plants/{id}', () => {
     expectError(response, 400, 'the request body is empty: send a JSON object');
   });
 
+  it('refuses a DELETE with a body, where a condition would go unheard: 400, nothing deleted; an empty object is none', async () => {
+    await store(8);
+    const withBody = (payload: string) =>
+      testApp.app.inject({ method: 'DELETE', url: '/plants/8', headers: { ...auth, 'content-type': 'application/json' }, payload });
+    for (const body of ['{"ifMatch":"\\"stale\\""}', '{"id":9}', '[]', 'null', '"x"']) {
+      expectError(await withBody(body), 400, 'a DELETE takes no body: send the condition as the If-Match header');
+    }
+    expect(await testApp.plants.countDocuments({})).toBe(1);
+    expect((await withBody('{}')).statusCode).toBe(204);
+  });
+
   it('deletes only the plant named', async () => {
     await store(1, 2, 3);
     expect((await del('/plants/2')).statusCode).toBe(204);

@@ -304,6 +304,15 @@ describe('GET /plants?tag=', () => {
     await expectError(await send('GET', `/plants?tag=${'x'.repeat(101)}`), 400, 'tag must be at most 100 characters');
   });
 
+  it('refuses a tag with a lone surrogate over /trpc (JSON can write one; a URL cannot), not matching U+FFFD', async () => {
+    await create({ id: 1, name: 'Replaced', tag: '\ufffd' });
+    const listed = await send('GET', `/trpc/listPlants?input=${encodeURIComponent('{"tag":"\\ud800"}')}`);
+    expect(listed.status).toBe(400);
+    expect(((await listed.json()) as { error: { message: string } }).error.message).toBe(
+      'tag must be valid Unicode text: no plant has a tag that is not',
+    );
+  });
+
   it('is served by the tag index made at start-up', async () => {
     await expect.poll(async () => (await service.testApp.plants.indexes()).map((index) => index.name)).toContain('tag_id');
     const index = (await service.testApp.plants.indexes()).find((candidate) => candidate.name === 'tag_id');
