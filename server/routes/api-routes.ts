@@ -4,7 +4,7 @@ import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
 import { errorHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
-import { markTrpcInput, writableJson } from '../http/int64-edge.js';
+import { writableJson } from '../http/int64-edge.js';
 import { entityTagHeaders, responseMeta, rethrowRestError } from './rest-answers.js';
 
 /** What answers the API's requests: the fast path, or the stock adapters (chosen once, by the API plugin). */
@@ -36,7 +36,6 @@ export function createApiFastPath(
       errorHeaders,
       dataHeaders: entityTagHeaders,
       onError: logUnexpectedTrpcError,
-      queryInput: (text) => markTrpcInput(text, 'query'),
     },
   });
   if (mismatches) {

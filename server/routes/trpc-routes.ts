@@ -69,7 +69,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       });
       const stockHandler = async (req: FastifyRequest, res: FastifyReply, path: string) => {
         if (req.method === 'HEAD') return res.send(await answerHeadAsGet(req));
-        await withMarkedQueryInput(req, () => fastifyRequestHandler({ ...trpcOptions, req, res, path }));
+        await fastifyRequestHandler({ ...trpcOptions, req, res, path });
         return res;
       };
       // tRPC's own fetch entry, given the GET a HEAD asks about.
@@ -86,9 +86,10 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       trpc.route<{ Params: { path: string } }>({
         method: ['GET', 'POST'],
         url: '/:path',
+        // Either handler reads the URL as it starts: its input is marked, or refused (400) as a POST's body would be.
         handler: (req, res) => {
           const { path } = req.params;
-          return serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path);
+          return withMarkedQueryInput(req, () => serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path));
         },
       });
     },
@@ -118,8 +119,8 @@ function markedBody(body: string): [Error | null, string?] {
   }
 }
 
-/** tRPC reads the URL once as its handler starts, so it is put back right after: logs and messages quote what the client sent. */
-function withMarkedQueryInput(request: FastifyRequest, handle: () => Promise<void>): Promise<void> {
+/** The URL is read once as a handler starts, so it is put back right after: logs and messages quote what the client sent. */
+function withMarkedQueryInput<T>(request: FastifyRequest, handle: () => T): T {
   const { raw } = request;
   const url = raw.url;
   const marked = url === undefined || request.method !== 'GET' ? url : markQueryInput(url);

@@ -126,12 +126,15 @@ const queryCases: [string, string, string | undefined, Record<string, string>][]
   ['a create sent as GET (405)', 'createPlant', undefined, bearer],
 ];
 
+/** Every header but the date and the request id, which differ between any two answers. */
+const withoutDateAndId = (headers: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'date' && name !== 'x-request-id'));
+
 /** What a client reads of an answer, and whether tRPC's own handler gave it. */
 async function answer(request: InjectOptions) {
   const stockCallsBefore = stock.calls;
   const response = await testApp.app.inject(request);
-  // Every header but the date and the request id, which differ between any two answers.
-  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => name !== 'date' && name !== 'x-request-id'));
+  const headers = withoutDateAndId(response.headers);
   // A 500 names its own request's id: the same answer names another request's.
   const body = response.body.replaceAll(String(response.headers['x-request-id']), '<this request>');
   return {
@@ -206,5 +209,23 @@ describe("what the direct call leaves to tRPC's handler", () => {
     ['an unknown procedure', { method: 'GET', url: '/trpc/listPots', headers: bearer }],
   ])('%s', async (_case, request) => {
     expect((await answer(request)).byStock).toBe(true);
+  });
+});
+
+describe('a query input refused before either handler runs (a key twice, nested too deeply)', () => {
+  it('is answered alike with FAST_PATH=off, byte for byte', async () => {
+    const stockApp = await startTestApp({ env: { FAST_PATH: 'off', CORS_ORIGINS: ORIGIN }, overrides: { store: storeByRequest } });
+    try {
+      for (const input of ['{"id":1,"id":2}', `{"id":${'['.repeat(100)}${']'.repeat(100)}}`]) {
+        const request: InjectOptions = { method: 'GET', url: `/trpc/getPlant?input=${encodeURIComponent(input)}`, headers: bearer };
+        const fast = await answer(request);
+        const { headers, body, statusCode } = await stockApp.app.inject(request);
+        expect(fast.byStock).toBe(false);
+        expect(fast.answer).toEqual({ status: statusCode, headers: withoutDateAndId(headers), body });
+        expect(fast.answer.status).toBe(400);
+      }
+    } finally {
+      await stockApp.close();
+    }
   });
 });

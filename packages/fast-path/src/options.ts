@@ -30,8 +30,6 @@ export interface TrpcOptions<TContext = never> {
   errorHeaders: (error: TRPCError) => Record<string, string>;
   dataHeaders?: (ctx: TContext) => Record<string, string> | undefined;
   onError: (options: { error: TRPCError; req: FastifyRequest }) => void;
-  /** A GET's `input` text as the app rewrites the URL for the stock handler; may throw to refuse the input. */
-  queryInput?: (text: string) => string;
 }
 
 export interface FastHandlersOptions<TRouter extends OpenApiRouter, TContext extends object> {

@@ -28,12 +28,10 @@ export function createDirectCall<TContext extends object>({
   errorHeaders,
   dataHeaders,
   onError,
-  queryInput = identity,
 }: DirectCallOptions<TContext>) {
   const config = router._def._config as TRPCRootConfig<RootTypes>;
   const deserialize = (json: unknown): unknown => config.transformer.input.deserialize(json);
-  const parseBody = (text: string): unknown => deserialize(JSON.parse(text));
-  const parseQueryInput = (text: string): unknown => deserialize(JSON.parse(queryInput(text)));
+  const parseInput = (text: string): unknown => deserialize(JSON.parse(text));
   const procedures = new Map([...proceduresOf(router)].filter(([, procedure]) => isSingleCallType(procedure._def.type)));
 
   const sendError = (
@@ -93,7 +91,7 @@ export function createDirectCall<TContext extends object>({
     text: InputText,
   ): Promise<FastifyReply> {
     const type = procedure._def.type as SingleCallType;
-    const input = new CallInput(text, text.fromBody ? parseBody : parseQueryInput);
+    const input = new CallInput(text, parseInput);
     let ctx: TContext;
     try {
       ctx = createContext(request);
@@ -196,7 +194,6 @@ const TRPC_VARY = 'trpc-accept, accept';
 const ANSWER_HEADERS = { vary: TRPC_VARY, 'content-type': 'application/json' };
 const NO_HEADERS: Record<string, string> = {};
 const asIs = (payload: string) => payload;
-const identity = (text: string) => text;
 
 // Parsed only when the procedure asks, as tRPC reads it; `value`, for error shapes, stays undefined until then.
 class CallInput {
