@@ -8,7 +8,7 @@ import { int64Json } from '../../schemas/int64-json.js';
 import { buildApp } from '../../server/app.js';
 import { postPlant, startTestApp, testConfig, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
-import { scriptedStore } from '../helpers/scripted-store.js';
+import type { PlantStore } from '../../routers/plant-store.js';
 import { openRawSocket, parseResponse } from '../helpers/raw-socket.js';
 import { fetchDocument, type OpenApiDocument, type Operation } from '../helpers/openapi-reading.js';
 import { exampleOf, moreRequestsOf, OPERATION_EXAMPLES } from '../helpers/operation-examples.js';
@@ -56,13 +56,16 @@ function documentedExample(operation: Operation, status: string): unknown {
   return examples[0]?.value;
 }
 
-const failingStore = scriptedStore({
-  create: () => Promise.reject(new Error('simulated failure inside the store')),
-  list: () => Promise.reject(new Error('simulated failure inside the store')),
-  get: () => Promise.reject(new Error('simulated failure inside the store')),
-  update: () => Promise.reject(new Error('simulated failure inside the store')),
-  delete: () => Promise.reject(new Error('simulated failure inside the store')),
-});
+// Every operation of the port, so that one added to it is a type error here until it fails too.
+const failing = () => Promise.reject(new Error('simulated failure inside the store'));
+const failingStore: PlantStore = {
+  create: failing,
+  list: failing,
+  get: failing,
+  update: failing,
+  delete: failing,
+  ping: () => Promise.resolve(),
+};
 
 let document: OpenApiDocument;
 let operations: Map<string, Operation>;

@@ -1,8 +1,9 @@
 // The procedures' meta is the project's own type (routers/procedure-meta.ts), so AppRouter's
 // declarations reference nothing of trpc-to-openapi; trpc-to-openapi must still read it as its own.
+import { restOperations } from '@plant-store/fast-path';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { expect, expectTypeOf, it } from 'vitest';
-import type { AppRouter } from '../../routers/app.js';
+import { appRouter, type AppRouter } from '../../routers/app.js';
 import { restOperation, type ProcedureMeta } from '../../routers/procedure-meta.js';
 
 it('is a meta trpc-to-openapi reads as its OpenApiMeta, and the router is typed with it', () => {
@@ -48,4 +49,18 @@ it('refuses, at type-check time, an operation whose answer lacks its example or 
     500: 'Failed',
     503: 'Away',
   });
+});
+
+it("declares no REST path that an earlier operation of the same method would take: trpc-to-openapi tries them in the router's order", () => {
+  const operations = restOperations(appRouter);
+  // Each parameter as a name no literal segment uses, so that a template matches another's only where it would take it.
+  const sampleUrl = (path: string) => path.replaceAll(/\{\w+\}/g, 'parameter-value');
+  const taken = operations.flatMap((later, index) =>
+    operations
+      .slice(0, index)
+      .filter((earlier) => earlier.method === later.method && earlier.matchesUrl(sampleUrl(later.path)))
+      .map((earlier) => `${later.method} ${later.path} is taken by ${earlier.path}: list it before that operation`),
+  );
+  expect(operations.length).toBeGreaterThanOrEqual(5);
+  expect(taken).toStrictEqual([]);
 });
