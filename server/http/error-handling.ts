@@ -32,6 +32,7 @@ export function frameworkErrorHandler(trpc: TrpcEndpoint) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     void reply.header('x-request-id', request.id);
     answerFailure(trpc, error, request, reply);
+    reply.server.telemetry.metrics?.countRefused(request, reply);
   };
 }
 

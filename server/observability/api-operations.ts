@@ -61,6 +61,11 @@ export class ApiOperations {
     return undefined;
   }
 
+  /** A request no route took, told by its URL alone. */
+  unrouted(request: FastifyRequest): ApiOperation {
+    return request.url.startsWith(`${TRPC_PREFIX}/`) ? this.trpcOther : this.restOther;
+  }
+
   private ofRestRequest(request: FastifyRequest): ApiOperation {
     return operationAt(this.rest, request.method, request.url)?.labels ?? this.restOther;
   }

@@ -47,7 +47,8 @@ async function answer(registry: Registry, request: IncomingMessage, response: Se
     response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end(`${METRICS_PATH} answers GET\n`);
     return;
   }
-  const text = await registry.metrics();
+  // prom-client writes NaN as `Nan`; the exposition format spells it `NaN`, and strict parsers read nothing else.
+  const text = (await registry.metrics()).replaceAll(/^([^#].*) Nan$/gm, '$1 NaN');
   response.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
   response.end(request.method === 'HEAD' ? undefined : text);
 }

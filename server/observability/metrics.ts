@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MongoClient } from 'mongodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AttemptResult } from '../webhooks/delivery-worker.js';
@@ -103,6 +103,22 @@ export class ServiceMetrics {
       done();
     });
   }
+
+  /**
+   * Requests no route took are API requests too, counted as `other`: a method no route serves, here; a URL Fastify
+   * cannot read runs no hook, so its refusal calls `countRefused`.
+   */
+  countUnrouted(app: FastifyInstance, operations: ApiOperations): void {
+    this.countRefused = (request, reply) => {
+      if (request.method !== 'OPTIONS') this.record(operations.unrouted(request), reply);
+    };
+    app.addHook('onResponse', (request, reply, done) => {
+      if (request.routeOptions.url === undefined) this.countRefused(request, reply);
+      done();
+    });
+  }
+
+  countRefused: (request: FastifyRequest, reply: FastifyReply) => void = () => undefined;
 
   /** Times the client's commands (it must be made with `monitorCommands`) and follows its connection pools. */
   watchMongo(client: MongoClient): void {

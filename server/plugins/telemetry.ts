@@ -24,6 +24,7 @@ export const telemetryPlugin = fp<TelemetryOptions>(
     const telemetry = await loadTelemetry(config, appRouter);
     if (telemetry.tracing && telemetry.operations) await telemetry.tracing.instrument(app, telemetry.operations);
     if (telemetry.metrics && config.metrics) telemetry.metrics.serve(app, config.metrics);
+    if (telemetry.metrics && telemetry.operations) telemetry.metrics.countUnrouted(app, telemetry.operations);
     app.decorate('telemetry', telemetry);
   },
   { name: 'telemetry' },

@@ -75,6 +75,10 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
     expect((await send('/plants/', { method: 'DELETE' })).status).toBe(405);
     // `GET /plants/` lists, as trpc-to-openapi reads it.
     expect((await send('/plants/')).status).toBe(200);
+    // What no route takes: a method none serves, a path Fastify cannot read.
+    expect((await send('/nope', { method: 'PROPFIND' })).status).toBe(404);
+    expect((await send('/plants/%ff')).status).toBe(400);
+    expect((await send('/trpc/%ff')).status).toBe(400);
     // A browser's CORS preflights call no operation, on REST as on /trpc.
     const preflight = (method: string) => ({
       method: 'OPTIONS',
@@ -98,8 +102,10 @@ describe.each(['on', 'off'])('metrics of the service process, FAST_PATH=%s', (fa
       ['deletePlant', 'rest', 204, 1],
       ['createPlant', 'trpc', 200, 1],
       ['getPlant', 'trpc', 404, 1],
-      ['other', 'rest', 404, 1],
+      ['other', 'rest', 404, 2],
       ['other', 'rest', 405, 1],
+      ['other', 'rest', 400, 1],
+      ['other', 'trpc', 400, 1],
     ];
     for (const [operation, transport, status, count] of expected) {
       expect(requests(operation, transport, status), `${operation} ${transport} ${status}`).toBe(count);

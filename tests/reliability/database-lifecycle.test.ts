@@ -3,7 +3,7 @@
 // 2 s of MongoDB answering again, loses no plant it answered 200, and says once why it refused.
 import { MongoClient } from 'mongodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startService, type ServiceProcess } from '@plant-store/service-launcher';
+import { freePort, startService, type ServiceProcess } from '@plant-store/service-launcher';
 import { newWebhookSecret, startWebhookReceiver } from '@plant-store/service-launcher';
 import { mongodProcess, type MongodProcess } from '../helpers/mongod-process.js';
 import { healing, slowest, startTraffic, tally, unexpected, type Traffic } from '../helpers/plant-traffic.js';
@@ -147,6 +147,24 @@ describe('MongoDB absent when the service starts', () => {
     }
     await expectServingOnceStarted(running);
     expectOutageLoggedOnce(running, /ECONNREFUSED/);
+  }, 60_000);
+
+  it("meanwhile the webhook backlog gauges read NaN, spelled as Prometheus's text format spells it", async () => {
+    const metricsPort = await freePort();
+    // The gauges come with webhooks; nothing is delivered while MongoDB is away.
+    await startServiceOn({
+      METRICS_PORT: String(metricsPort),
+      WEBHOOK_URLS: 'http://127.0.0.1:9/hook',
+      WEBHOOK_SECRET: newWebhookSecret(),
+    });
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const backlog = text.split('\n').filter((line) => line.startsWith('plant_store_webhook_') && !line.includes('_total'));
+    expect(backlog.map((line) => line.split(' ')[0])).toStrictEqual([
+      'plant_store_webhook_events_due',
+      'plant_store_webhook_oldest_due_event_age_seconds',
+      'plant_store_webhook_events_failed',
+    ]);
+    for (const line of backlog) expect(line).toMatch(/ NaN$/);
   }, 60_000);
 
   it('with webhooks on (the worker tries MongoDB at once): it heals too, and every plant answered 200 reaches the receiver', async () => {
