@@ -9,9 +9,10 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import type { RunningMongo } from './dev/dev-run.js';
 import { logProcessWarnings } from './logs/process-warnings.js';
 import { startTracing } from './observability/telemetry.js';
-import { fatalLine } from './logs/fatal-line.js';
+import { logLine, warnsAt } from './logs/log-line.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+const TRACES_FLUSH_MS = 2_000;
 
 interface Running {
   app: FastifyInstance;
@@ -22,9 +23,15 @@ interface Running {
 async function start(config: Config): Promise<Running> {
   // Tracing first: the MongoDB driver's instrumentation can patch the driver only if it starts
   // before the driver is loaded (by the app, or by the embedded MongoDB), so the app is imported after it.
-  const tracing = await startTracing(config.tracing);
+  const warn = (message: string) => {
+    if (warnsAt(config.logLevel)) process.stdout.write(logLine('warn', message));
+  };
+  const tracing = await startTracing(config.tracing, warn);
+  // The last spans are sent as the service closes; a collector that does not answer must not hold the exit.
   const stopTracing = async () => {
-    await tracing?.shutdown();
+    if (!tracing) return;
+    const flushed = await Promise.race([tracing.shutdown().then(() => true), sleep(TRACES_FLUSH_MS, false, { ref: false })]);
+    if (!flushed) warn(`opentelemetry: the last spans were not sent within ${TRACES_FLUSH_MS} ms of closing: exiting without them`);
   };
   const { buildApp } = await import('./app.js');
   // Without MONGODB_URI (never in production), the embedded MongoDB keeps its data in the development folder.
@@ -70,7 +77,7 @@ function main(): void {
     if (stopping) return;
     stopping = true;
     setTimeout(() => {
-      process.stderr.write(fatalLine('plant store: shutdown took too long, exiting'));
+      process.stderr.write(logLine('fatal', 'plant store: shutdown took too long, exiting'));
       process.exit(1);
     }, config.shutdownDelayMs + SHUTDOWN_GRACE_MS).unref();
     // A signal during start-up waits for it, so that a MongoDB it started is stopped too.
@@ -99,7 +106,7 @@ function main(): void {
 
   running.catch((error: unknown) => {
     // A start-up failure (port taken, no MongoDB to use...) is told in one line.
-    process.stderr.write(fatalLine(`plant store failed to start: ${startFailure(error)}`));
+    process.stderr.write(logLine('fatal', `plant store failed to start: ${startFailure(error)}`));
     process.exit(1);
   });
 }
@@ -115,7 +122,7 @@ function readConfig(): Config {
     return loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(fatalLine(error.message));
+      process.stderr.write(logLine('fatal', error.message));
       process.exit(1);
     }
     throw error;

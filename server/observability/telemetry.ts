@@ -1,5 +1,6 @@
 /** Metrics and traces are each loaded only when configured: unset, nothing of them is imported or runs per request. */
 import type { AppRouter } from '../../routers/app.js';
+import { logLine } from '../logs/log-line.js';
 import type { ApiOperations } from './api-operations.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { MetricsConfig, TracingConfig } from './telemetry-config.js';
@@ -16,7 +17,7 @@ export interface Telemetry {
 /** Must run before anything imports the MongoDB driver, so that its instrumentation can patch it. */
 export async function startTracing(
   config: TracingConfig | undefined,
-  warn: (message: string) => void = console.warn,
+  warn: (message: string) => void = (message) => process.stdout.write(logLine('warn', message)),
 ): Promise<TracingSdk | undefined> {
   if (config === undefined) return undefined;
   const { startTracingSdk } = await import('./tracing-sdk.js');

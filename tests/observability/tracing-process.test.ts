@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { startService, type ServiceProcess } from '@plant-store/service-launcher';
+import { freePort, startService, type ServiceProcess } from '@plant-store/service-launcher';
 import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
 import { startTraceCollector, type TraceCollector } from '../helpers/trace-collector.js';
 
@@ -122,6 +122,34 @@ describe.each(['http/protobuf', 'grpc', 'zipkin'] as const)('traces of the servi
     await createTraced(service.url, collector);
     expect(collector.requests[0]).toMatchObject(EXPORT_REQUESTS[wire]);
     expect(collector.errors).toStrictEqual([]);
+  });
+});
+
+describe('traces sent to a collector that is not there', () => {
+  it('warn in JSON log lines, never as text, and hold the exit no more than 2 s', async () => {
+    const service = await startService({
+      MONGODB_URI: testMongoUri(),
+      API_TOKENS: TOKEN,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      LOG_LEVEL: 'warn',
+    });
+    const id = randomInt(600_000, 900_000);
+    const created = await fetch(`${service.url}/plants`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: 'Lost' }) });
+    expect(created.status).toBe(200);
+    const stoppingAt = performance.now();
+    expect(await service.stop()).toBe(0);
+    expect(performance.now() - stoppingAt).toBeLessThan(4_000);
+    const lines = service
+      .output()
+      .split('\n')
+      .filter((line) => line !== '');
+    expect(lines.filter((line) => !line.startsWith('{"level":'))).toStrictEqual([]);
+    const warnings = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter(({ msg }) => msg.startsWith('opentelemetry:'));
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings.every(({ level }) => level === 40)).toBe(true);
   });
 });
 
