@@ -68,7 +68,10 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     const checkAnyQuery: preHandlerHookHandler = (request, _reply, done) => {
       done(request.url.includes('?') ? queryError(request, operationOf(request)) : undefined);
     };
-    rest.addHook('preParsing', judgeTokenBeforeBody(createContext));
+    rest.addHook(
+      'preParsing',
+      judgeTokenBeforeBody(createContext, (request) => operationOf(request)?.meta.scope),
+    );
     const noRoute = (request: FastifyRequest) => (operationOf(request) ? undefined : new NoRouteError());
     const checkOperation: onRequestHookHandler = (request, _reply, done) => {
       done(noRoute(request));

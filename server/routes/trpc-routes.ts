@@ -1,7 +1,9 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { procedureEntries } from '@plant-store/fast-path';
 import type { AppRouter } from '../../routers/app.js';
+import type { ProcedureMeta } from '../../routers/procedure-meta.js';
 import { errorHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
@@ -9,7 +11,7 @@ import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { GetOfHead } from './get-of-head.js';
 import { entityTagHeaders } from './rest-answers.js';
-import { judgeTokenBeforeBody } from './token-first.js';
+import { judgeTokenBeforeBody, type ScopeOf } from './token-first.js';
 
 export const TRPC_PREFIX = '/trpc';
 
@@ -31,7 +33,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
   await app.register(
     async (trpc) => {
       // A call's input, in a POST's body or a query's URL, is read only once the token admits the caller.
-      trpc.addHook('preParsing', judgeTokenBeforeBody(createContext));
+      trpc.addHook('preParsing', judgeTokenBeforeBody(createContext, singleCallScope(router)));
       // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
       // before tRPC runs, in the service's words: no procedure takes text or FormData.
       trpc.removeContentTypeParser(['application/json', 'text/plain']);
@@ -95,6 +97,13 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     },
     { prefix: TRPC_PREFIX },
   );
+}
+
+/** The scope of a single call's procedure; a batch's calls are judged one by one, by tRPC. */
+function singleCallScope(router: AppRouter): ScopeOf {
+  const scopes = new Map(procedureEntries<ProcedureMeta>(router).map(({ path, meta }) => [path, meta?.scope]));
+  return (request) =>
+    (request.query as { batch?: unknown }).batch === undefined ? scopes.get((request.params as { path?: string }).path ?? '') : undefined;
 }
 
 /** How the Response would have been framed as a stream: the whole text Fastify sends is framed by its length. */

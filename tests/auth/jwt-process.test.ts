@@ -87,6 +87,38 @@ describe('JWT access tokens, the service running as a process', () => {
     });
   });
 
+  it('judges the scope before the body, over REST and /trpc alike: 403 for a body it would refuse, nothing stored', async () => {
+    const token = await provider.mint({ sub: 'read-only-job', scope: 'plants:read' });
+    const send = (path: string, body: string, method = 'POST', contentType = 'application/json') =>
+      fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
+    const id = freshId();
+    for (const [path, method] of [
+      ['/plants', 'POST'],
+      ['/trpc/createPlant', 'POST'],
+      [`/plants/${id}`, 'PATCH'],
+      ['/trpc/updatePlant', 'POST'],
+    ] as const) {
+      for (const body of ['{bad', '[]', '', `{"id":${id},"id":${id}}`, '{"id":1,"name":"\\ud800"}']) {
+        const response = await send(path, body, method);
+        expect([path, body, response.status]).toStrictEqual([path, body, 403]);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="plants:write"');
+      }
+      expect((await send(path, '{}', method, 'text/plain')).status).toBe(403);
+    }
+    // A batch's calls are judged one by one, by tRPC: a query in it is answered.
+    const batch = await fetch(`${service.url}/trpc/listPlants?batch=1&input=${encodeURIComponent('{"0":{"limit":1}}')}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(batch.status).toBe(200);
+    expect((await callOperation(service.url, 'REST', 'getPlant', id, STATIC_TOKEN)).status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refusedLines = service
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"request completed"') && line.includes('"status":403') && line.includes('read-only-job'));
+    expect(refusedLines.length).toBeGreaterThanOrEqual(20);
+  });
+
   it('reads scopes from scp too, as an array or a space-separated string', async () => {
     for (const scp of [['plants:read'], 'plants:read']) {
       const token = await provider.mint({ scope: undefined, scp });
