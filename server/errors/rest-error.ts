@@ -84,11 +84,15 @@ function restError(statusCode: number, message: string, headers: Record<string, 
   return { statusCode, body: { error: statusCode, message }, headers };
 }
 
-/** A 4xx, or a 501 for what nothing here implements: answered as it says, not as a failure of the service. */
+/** A 4xx, or a 501 or 505 for what nothing here implements: a refusal of what the client sent, not a failure. */
+export function isRefusalStatus(statusCode: number): boolean {
+  return (statusCode >= 400 && statusCode < 500) || statusCode === 501 || statusCode === 505;
+}
+
 function isRefusal(error: unknown): error is HttpStatusError {
   if (!(error instanceof Error)) return false;
   const { statusCode } = error as Partial<HttpStatusError>;
-  return typeof statusCode === 'number' && ((statusCode >= 400 && statusCode < 500) || statusCode === 501);
+  return typeof statusCode === 'number' && isRefusalStatus(statusCode);
 }
 
 /** Fastify's texts for its own 4xx errors get clearer ones; the service's own pass as they are. */

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError } from '../../routers/auth.js';
 import { StoreUnavailableError } from '../../routers/plant-store.js';
-import { NoRouteError, toRestError, type MethodsAt } from '../errors/rest-error.js';
+import { isRefusalStatus, NoRouteError, toRestError, type MethodsAt } from '../errors/rest-error.js';
 import { toTrpcErrorEnvelope } from '../errors/trpc-error.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
 import { ShuttingDownError } from './graceful-close.js';
@@ -54,12 +54,13 @@ function refusedCallPath(error: unknown, request: FastifyRequest): string | unde
 }
 
 /**
- * A 5xx's cause goes into the request's log line. A 503 is expected while the database or the identity provider's keys
+ * A refusal of what the client sent (4xx, 501, 505) is no failure: nothing more is logged. A 5xx's cause goes into the
+ * request's log line. A 503 is expected while the database or the identity provider's keys
  * are away (each logs why, once per outage) or the service shuts down (logged once as it starts); any other gets one
  * warning line, no stack. Any other 5xx is logged at error level.
  */
 function logFailure(request: FastifyRequest, error: unknown, statusCode: number): void {
-  if (statusCode < 500) return;
+  if (isRefusalStatus(statusCode)) return;
   noteFailureCause(request, error);
   if (statusCode !== 503) request.log.error({ err: error }, 'request failed');
   else if (!(error instanceof Error && isExpectedOutage(error.cause)))

@@ -7,11 +7,15 @@ import { HOST_AND_PORT } from './request-target.js';
  * Missing, repeated or malformed Host (RFC 9112 section 3.2): Node would refuse the first unlogged and keep the first
  * of several; so it would of two Content-Types or Authorizations, which a proxy in front may have read otherwise.
  * `*` (RFC 9112 section 3.2.4) names no resource. A transfer coding other than chunked would be read as if absent
- * (RFC 9112 section 6.1 answers it 501).
+ * (RFC 9112 section 6.1 answers it 501). Node's parser reads a request line of HTTP/2.0 as one of HTTP/1.x (505).
  */
 export function requestRefusal(request: FastifyRequest): Error | undefined {
+  const { httpVersion, httpVersionMajor } = request.raw;
+  if (httpVersionMajor !== 1) {
+    return httpError(505, `HTTP/${httpVersion} is not supported: send HTTP/1.1`, { connection: 'close' });
+  }
   const { host: hostValue, 'transfer-encoding': transferEncoding } = request.headers;
-  if (hostValue === undefined && request.raw.httpVersion !== '1.0')
+  if (hostValue === undefined && httpVersion !== '1.0')
     return httpError(400, 'the request has no Host header, which HTTP/1.1 requires: send Host: <the server name>');
   const { host, contentType, authorization } = singleHeaders(request.raw.rawHeaders);
   if (host > 1) return httpError(400, 'the request has more than one Host header: send exactly one');

@@ -72,7 +72,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     }
   });
 
-  it('a transfer coding other than chunked (gzip, chunked): 501 naming it, the connection closed, nothing stored', async () => {
+  it('a transfer coding other than chunked (gzip, chunked): 501 naming it, the connection closed, nothing stored; HTTP/2.0: 505', async () => {
     for (const [id, coding] of [
       [67, 'gzip, chunked'],
       [68, 'foo, chunked'],
@@ -94,6 +94,14 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       expect(answer.headers.connection).toBe('close');
       expect((await service.send({ method: 'GET', path: `/plants/${id}`, headers: bearer })).status).toBe(404);
     }
+    const version = await service.exchange('GET /healthz HTTP/2.0\r\nhost: a\r\n\r\n');
+    expectErrorBody(version, 505, 'HTTP/2.0 is not supported: send HTTP/1.1');
+    expect(version.headers.connection).toBe('close');
+    // Refusals of what the client sent, not failures of the service: no error line, no stack.
+    await vi.waitFor(() => {
+      expect(service.output()).toContain('"status":505');
+    });
+    expect(service.output()).not.toMatch(/"level":50.*(transfer coding|HTTP\/2\.0)/);
     const body = '{"id":69,"name":"Chunked"}';
     const chunked = rawRequest(
       'POST',
