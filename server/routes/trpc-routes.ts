@@ -62,7 +62,13 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
               if (name === 'vary') appendVary(reply, value);
               else if (!FRAMING_HEADERS.has(name)) void reply.header(name, value);
             });
-            done(null, payload.headers.get('content-type')?.startsWith('application/json') ? unmarkJsonText(text) : text);
+            const type = payload.headers.get('content-type');
+            if (type?.startsWith('application/json')) done(null, unmarkJsonText(text));
+            else if (type?.startsWith('text/plain') && text.startsWith('{"error":')) {
+              // tRPC writes some refusals (a batch mixing mutations and queries) as JSON under fetch's default label.
+              void reply.type('application/json');
+              done(null, text);
+            } else done(null, text);
           },
           (error: unknown) => {
             done(error instanceof Error ? error : new Error(String(error)));

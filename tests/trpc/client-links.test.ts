@@ -203,6 +203,17 @@ describe('batches and TRPC_MAX_BATCH_SIZE (16 by default)', () => {
     expect(await service.testApp.plants.countDocuments()).toBe(16);
   });
 
+  it('refuses a batch mixing a mutation and a query with 400, labelled as the JSON it is', async () => {
+    const mixed = await fetch(`${trpcUrl(service.url)}/createPlant,getPlant?batch=1`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: '{"0":{"id":5,"name":"Fern"},"1":{"id":5}}',
+    });
+    expect(mixed.status).toBe(400);
+    expect(mixed.headers.get('content-type')).toBe('application/json');
+    expect(await mixed.json()).toMatchObject({ error: { message: 'Cannot mix procedure types in call: mutation, query' } });
+  });
+
   it('refuses a query batch of 17 in its URL', async () => {
     const paths = Array.from({ length: 17 }, () => 'listPlants').join(',');
     const refused = await fetch(`${trpcUrl(service.url)}/${paths}?batch=1`, { headers: { authorization } });
