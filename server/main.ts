@@ -30,7 +30,14 @@ async function start(config: Config): Promise<Running> {
   // The last spans are sent as the service closes; a collector that does not answer must not hold the exit.
   const stopTracing = async () => {
     if (!tracing) return;
-    const flushed = await Promise.race([tracing.shutdown().then(() => true), sleep(TRACES_FLUSH_MS, false, { ref: false })]);
+    const shutdown = tracing.shutdown().then(
+      () => true,
+      (error: unknown) => {
+        warn(`opentelemetry: the last spans could not be sent: ${error instanceof Error ? error.message : String(error)}`);
+        return true;
+      },
+    );
+    const flushed = await Promise.race([shutdown, sleep(TRACES_FLUSH_MS, false, { ref: false })]);
     if (!flushed) warn(`opentelemetry: the last spans were not sent within ${TRACES_FLUSH_MS} ms of closing: exiting without them`);
   };
   const { buildApp } = await import('./app.js');

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
-/** RFC 3986's host (an IP literal, or a name or address of unreserved, escaped and sub-delimiter characters) and port. */
-const HOST = String.raw`(?:\[[0-9a-z:._~!$&'()*+,;=-]+\]|(?:%[0-9a-f]{2}|[0-9a-z._~!$&'()*+,;=-])*)(?::[0-9]*)?`;
+/** RFC 3986's host (an IP literal, a zone id allowed as Node's client sends it, or a name or address) and port. */
+const HOST = String.raw`(?:\[[0-9a-z:._~!$&'()*+,;=%-]+\]|(?:%[0-9a-f]{2}|[0-9a-z._~!$&'()*+,;=-])*)(?::[0-9]*)?`;
 /** A Host header's value: a host, empty when the target has none, and a port (RFC 9112 section 3.2). */
 export const HOST_AND_PORT = new RegExp(`^${HOST}$`, 'i');
 /** An http(s) URL's scheme and authority: a host, no user information (RFC 9110 sections 4.2.1 and 4.2.4). */

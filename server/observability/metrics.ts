@@ -64,6 +64,8 @@ export class ServiceMetrics {
   });
   private readonly seriesByOperation = new Map<ApiOperation, Map<number, RequestSeries>>();
   private readonly pools = new Map<string, PoolCounts>();
+  /** How to label a request no route took; counted once `countUnrouted` is called. */
+  private unrouted: ApiOperations | undefined;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -109,16 +111,16 @@ export class ServiceMetrics {
    * cannot read runs no hook, so its refusal calls `countRefused`.
    */
   countUnrouted(app: FastifyInstance, operations: ApiOperations): void {
-    this.countRefused = (request, reply) => {
-      if (request.method !== 'OPTIONS') this.record(operations.unrouted(request), reply);
-    };
+    this.unrouted = operations;
     app.addHook('onResponse', (request, reply, done) => {
-      if (request.routeOptions.url === undefined) this.countRefused(request, reply);
+      if (request.is404) this.countRefused(request, reply);
       done();
     });
   }
 
-  countRefused: (request: FastifyRequest, reply: FastifyReply) => void = () => undefined;
+  countRefused(request: FastifyRequest, reply: FastifyReply): void {
+    if (this.unrouted && request.method !== 'OPTIONS') this.record(this.unrouted.unrouted(request), reply);
+  }
 
   /** Times the client's commands (it must be made with `monitorCommands`) and follows its connection pools. */
   watchMongo(client: MongoClient): void {

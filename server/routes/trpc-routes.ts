@@ -4,6 +4,7 @@ import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyReques
 import { procedureEntries } from '@plant-store/fast-path';
 import type { AppRouter } from '../../routers/app.js';
 import type { ProcedureMeta } from '../../routers/procedure-meta.js';
+import { httpError } from '../errors/http-error.js';
 import { errorHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
@@ -21,7 +22,6 @@ const { FST_ERR_CTP_INVALID_MEDIA_TYPE: FastifyUnsupportedMediaType } = errorCod
 export async function registerTrpcRoutes(app: FastifyInstance, { router, createContext, serving, maxBatchSize }: ApiRoutesOptions) {
   const trpcOptions = {
     router,
-    maxBatchSize,
     createContext: ({ req }) => createContext(req),
     // A single call's answer carries the ETag of the plant it answers, as REST's does; a batch's, none.
     responseMeta: ({ ctx, errors, info }) => ({
@@ -34,6 +34,10 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
     async (trpc) => {
       // A call's input, in a POST's body or a query's URL, is read only once the token admits the caller.
       trpc.addHook('preParsing', judgeTokenBeforeBody(createContext, singleCallScope(router)));
+      // A batch's calls run at once: one too large is refused before its body is read, in the service's words.
+      trpc.addHook('preParsing', (request, _reply, payload, done) => {
+        done(batchRefusal(request, maxBatchSize), payload);
+      });
       // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
       // before tRPC runs, in the service's words: no procedure takes text or FormData.
       trpc.removeContentTypeParser(['application/json', 'text/plain']);
@@ -85,7 +89,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         fetchRequestHandler({
           ...trpcOptions,
           endpoint: TRPC_PREFIX,
-          req: new GetOfHead(req, markQueryInput(req.url)),
+          req: new GetOfHead(req, req.url),
           createContext: () => createContext(req),
           onError: ({ error }) => {
             logUnexpectedTrpcError({ error, req });
@@ -105,11 +109,29 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
   );
 }
 
-/** The scope of a single call's procedure; a batch's calls are judged one by one, by tRPC. */
+/**
+ * The scope of a single call's procedure, sent with the method its type takes; a batch's calls are judged one by one,
+ * and a call sent with the wrong method gets tRPC's 405 first.
+ */
 function singleCallScope(router: AppRouter): ScopeOf {
-  const scopes = new Map(procedureEntries<ProcedureMeta>(router).map(({ path, meta }) => [path, meta?.scope]));
-  return (request) =>
-    (request.query as { batch?: unknown }).batch === undefined ? scopes.get((request.params as { path?: string }).path ?? '') : undefined;
+  const procedures = new Map(procedureEntries<ProcedureMeta>(router).map(({ path, type, meta }) => [path, { type, scope: meta?.scope }]));
+  return (request) => {
+    if ((request.query as { batch?: unknown }).batch !== undefined) return undefined;
+    const procedure = procedures.get((request.params as { path?: string }).path ?? '');
+    const type = request.method === 'POST' ? 'mutation' : 'query';
+    return procedure?.type === type ? procedure.scope : undefined;
+  };
+}
+
+function batchRefusal(request: FastifyRequest, maxBatchSize: number): Error | null {
+  if ((request.query as { batch?: unknown }).batch !== '1') return null;
+  const calls = ((request.params as { path?: string }).path ?? '').split(',').length;
+  if (calls <= maxBatchSize) return null;
+  return httpError(
+    400,
+    `a batch may make at most ${maxBatchSize} calls (TRPC_MAX_BATCH_SIZE), and this one makes ${calls}: ` +
+      "split it (httpBatchLink's maxItems does)",
+  );
 }
 
 /** How the Response would have been framed as a stream: the whole text Fastify sends is framed by its length. */
@@ -138,7 +160,7 @@ function markedBody(body: string): [Error | null, string?] {
 function withMarkedQueryInput<T>(request: FastifyRequest, handle: () => T): T {
   const { raw } = request;
   const url = raw.url;
-  const marked = url === undefined || request.method !== 'GET' ? url : markQueryInput(url);
+  const marked = url === undefined || (request.method !== 'GET' && request.method !== 'HEAD') ? url : markQueryInput(url);
   if (marked === url) return handle();
   raw.url = marked;
   try {

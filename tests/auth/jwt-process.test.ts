@@ -105,6 +105,9 @@ describe('JWT access tokens, the service running as a process', () => {
       }
       expect((await send(path, '{}', method, 'text/plain')).status).toBe(403);
     }
+    // A call sent with the method its procedure does not take gets tRPC's 405, whatever the scope.
+    const wrongMethod = await fetch(`${service.url}/trpc/createPlant`, { headers: { authorization: `Bearer ${token}` } });
+    expect(wrongMethod.status).toBe(405);
     // A batch's calls are judged one by one, by tRPC: a query in it is answered.
     const batch = await fetch(`${service.url}/trpc/listPlants?batch=1&input=${encodeURIComponent('{"0":{"limit":1}}')}`, {
       headers: { authorization: `Bearer ${token}` },

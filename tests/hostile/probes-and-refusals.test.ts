@@ -67,7 +67,17 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
         'the Host header is not a host name or address with an optional port: send Host: <the server name>[:<port>]',
       );
     }
-    for (const host of ['localhost', 'plants.example:8080', '127.0.0.1:3000', '[::1]:3000', 'xn--bcher-kva.example', '']) {
+    // A zone id as Node's own client sends it (`[::1%lo]`), and as RFC 6874 writes it.
+    for (const host of [
+      'localhost',
+      'plants.example:8080',
+      '127.0.0.1:3000',
+      '[::1]:3000',
+      '[::1%lo]:3000',
+      '[fe80::1%25eth0]',
+      'xn--bcher-kva.example',
+      '',
+    ]) {
       expect((await withHost(host)).status).toBe(200);
     }
   });

@@ -1,4 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { freePort, startService, type ServiceProcess } from '@plant-store/service-launcher';
@@ -125,33 +127,55 @@ describe.each(['http/protobuf', 'grpc', 'zipkin'] as const)('traces of the servi
   });
 });
 
-describe('traces sent to a collector that is not there', () => {
-  it('warn in JSON log lines, never as text, and hold the exit no more than 2 s', async () => {
-    const service = await startService({
-      MONGODB_URI: testMongoUri(),
-      API_TOKENS: TOKEN,
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-      LOG_LEVEL: 'warn',
-    });
-    const id = randomInt(600_000, 900_000);
-    const created = await fetch(`${service.url}/plants`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: 'Lost' }) });
-    expect(created.status).toBe(200);
-    const stoppingAt = performance.now();
-    expect(await service.stop()).toBe(0);
-    expect(performance.now() - stoppingAt).toBeLessThan(4_000);
-    const lines = service
-      .output()
-      .split('\n')
-      .filter((line) => line !== '');
-    expect(lines.filter((line) => !line.startsWith('{"level":'))).toStrictEqual([]);
-    const warnings = lines
-      .map((line) => JSON.parse(line) as { level: number; msg: string })
-      .filter(({ msg }) => msg.startsWith('opentelemetry:'));
-    expect(warnings.length).toBeGreaterThanOrEqual(1);
-    expect(warnings.every(({ level }) => level === 40)).toBe(true);
-  });
+describe('traces sent to a collector that is not there, or refuses them', () => {
+  it.each(['absent', 'refusing'] as const)(
+    '%s: warnings are JSON log lines, never text, and the exit waits 2 s at most',
+    async (collector) => {
+      // A collector that answers every export 400, as one does to a payload it cannot read.
+      const refusing = createServer((request, response) => {
+        request.resume();
+        request.on('end', () => response.writeHead(400, { 'content-type': 'text/plain' }).end('no'));
+      });
+      const port = collector === 'absent' ? await freePort() : await listenOn(refusing);
+      const service = await startService({
+        MONGODB_URI: testMongoUri(),
+        API_TOKENS: TOKEN,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        // Longer than the test: the span still waits to be sent when the service closes.
+        OTEL_BSP_SCHEDULE_DELAY: '60000',
+        LOG_LEVEL: 'warn',
+      });
+      try {
+        const id = randomInt(600_000, 900_000);
+        const created = await fetch(`${service.url}/plants`, { method: 'POST', headers: json, body: JSON.stringify({ id, name: 'Lost' }) });
+        expect(created.status).toBe(200);
+        const stoppingAt = performance.now();
+        expect(await service.stop()).toBe(0);
+        expect(performance.now() - stoppingAt).toBeLessThan(4_000);
+        const lines = service
+          .output()
+          .split('\n')
+          .filter((line) => line !== '');
+        expect(lines.filter((line) => !line.startsWith('{"level":'))).toStrictEqual([]);
+        const warnings = lines
+          .map((line) => JSON.parse(line) as { level: number; msg: string })
+          .filter(({ msg }) => msg.startsWith('opentelemetry:'));
+        expect(warnings.length).toBeGreaterThanOrEqual(1);
+        expect(warnings.every(({ level }) => level === 40)).toBe(true);
+      } finally {
+        refusing.close();
+      }
+    },
+  );
 });
+
+function listenOn(server: Server): Promise<number> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
 
 /**
  * Creates a plant within a trace of the caller's, waits for its spans, and checks what every wire

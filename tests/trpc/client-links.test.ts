@@ -196,7 +196,12 @@ describe('batches and TRPC_MAX_BATCH_SIZE (16 by default)', () => {
       });
     const refused = await batch(17);
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ error: { data: { code: 'BAD_REQUEST', httpStatus: 400 } } });
+    expect(await refused.json()).toMatchObject({
+      error: {
+        message: "a batch may make at most 16 calls (TRPC_MAX_BATCH_SIZE), and this one makes 17: split it (httpBatchLink's maxItems does)",
+        data: { code: 'BAD_REQUEST', httpStatus: 400 },
+      },
+    });
     expect(await service.testApp.plants.countDocuments()).toBe(0);
     const answered = await batch(16);
     expect(answered.status).toBe(200);

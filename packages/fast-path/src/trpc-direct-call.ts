@@ -151,8 +151,8 @@ interface ErrorPlace {
 
 interface InputText {
   text: string;
-  // A body loses its byte-order mark, as a fetch `Request`'s `text()` does, and the /trpc body parser has already marked
-  // its big integers; a query parameter keeps its byte-order mark and is marked as it is read: the URL stays the client's.
+  // A body loses its byte-order mark, as a fetch `Request`'s `text()` does; a query parameter keeps it. The app has
+  // already marked the big integers of either, as it does for tRPC's own handler.
   fromBody: boolean;
 }
 
