@@ -1,10 +1,7 @@
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { procedureEntries } from '@plant-store/fast-path';
 import type { AppRouter } from '../../routers/app.js';
-import type { ProcedureMeta } from '../../routers/procedure-meta.js';
-import { httpError } from '../errors/http-error.js';
 import { errorHeaders } from '../errors/rest-error.js';
 import { logUnexpectedTrpcError } from '../errors/trpc-error.js';
 import { readBodyText, type BodyStream } from '../http/body-text.js';
@@ -12,7 +9,8 @@ import { markTrpcInput, unmarkJsonText } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { GetOfHead } from './get-of-head.js';
 import { entityTagHeaders } from './rest-answers.js';
-import { judgeTokenBeforeBody, type ScopeOf } from './token-first.js';
+import { judgeTokenBeforeBody } from './token-first.js';
+import { batchRefusal, singleCallScope } from './trpc-request-checks.js';
 
 export const TRPC_PREFIX = '/trpc';
 
@@ -106,31 +104,6 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
       });
     },
     { prefix: TRPC_PREFIX },
-  );
-}
-
-/**
- * The scope of a single call's procedure, sent with the method its type takes; a batch's calls are judged one by one,
- * and a call sent with the wrong method gets tRPC's 405 first.
- */
-function singleCallScope(router: AppRouter): ScopeOf {
-  const procedures = new Map(procedureEntries<ProcedureMeta>(router).map(({ path, type, meta }) => [path, { type, scope: meta?.scope }]));
-  return (request) => {
-    if ((request.query as { batch?: unknown }).batch !== undefined) return undefined;
-    const procedure = procedures.get((request.params as { path?: string }).path ?? '');
-    const type = request.method === 'POST' ? 'mutation' : 'query';
-    return procedure?.type === type ? procedure.scope : undefined;
-  };
-}
-
-function batchRefusal(request: FastifyRequest, maxBatchSize: number): Error | null {
-  if ((request.query as { batch?: unknown }).batch !== '1') return null;
-  const calls = ((request.params as { path?: string }).path ?? '').split(',').length;
-  if (calls <= maxBatchSize) return null;
-  return httpError(
-    400,
-    `a batch may make at most ${maxBatchSize} calls (TRPC_MAX_BATCH_SIZE), and this one makes ${calls}: ` +
-      "split it (httpBatchLink's maxItems does)",
   );
 }
 
