@@ -55,9 +55,9 @@ function refusedCallPath(error: unknown, request: FastifyRequest): string | unde
 
 /**
  * A refusal of what the client sent (4xx, 501, 505) is no failure: nothing more is logged. A 5xx's cause goes into the
- * request's log line. A 503 is expected while the database or the identity provider's keys
- * are away (each logs why, once per outage) or the service shuts down (logged once as it starts); any other gets one
- * warning line, no stack. Any other 5xx is logged at error level.
+ * request's log line. A 503 is expected while the database or the identity provider's keys are away (each logs why,
+ * once per outage) or the service shuts down (logged once as it starts); any other gets one warning line, no stack.
+ * Any other 5xx is logged at error level.
  */
 function logFailure(request: FastifyRequest, error: unknown, statusCode: number): void {
   if (isRefusalStatus(statusCode)) return;
