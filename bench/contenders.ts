@@ -205,6 +205,7 @@ export const LIST_BY_TAG: Operation = {
   ],
 };
 
+const BASELINE_CREATE_REFERENCE = "reference: the baseline's create on the same store";
 const REST_CREATE_REFERENCE = 'reference: POST /plants (trpc-to-openapi), a create on the same store';
 const TRPC_CREATE_REFERENCE = 'reference: /trpc/createPlant (tRPC), a create on the same store';
 /** The changed plant an update answers: the id it named, from its path or its body. */
@@ -222,6 +223,8 @@ export const UPDATE: Operation = {
       server: 'baseline',
       request: (token) => updateRequest(BASELINE_PATH, token, 'application/json'),
       expected: { status: 200, body: undefined, bodyFor: idOfPath, entityTag: 'strong' },
+      // For scale only: how much more a change costs than a create with none of the service's layers.
+      costCeiling: BASELINE_CREATE_REFERENCE,
     },
     {
       label: 'PATCH /plants/{id} (trpc-to-openapi)',
@@ -251,6 +254,13 @@ export const UPDATE: Operation = {
       server: 'service',
       request: (token) => createPlantRequest('/trpc/createPlant', token),
       expected: createdOverTrpc,
+      reference: true,
+    },
+    {
+      label: BASELINE_CREATE_REFERENCE,
+      server: 'baseline',
+      request: (token) => createPlantRequest(BASELINE_PATH, token),
+      expected: created,
       reference: true,
     },
   ],

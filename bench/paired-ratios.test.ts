@@ -107,6 +107,15 @@ describe('target lines', () => {
     expect(formatPeerTargets(summaries, { maxCpuRatio: 1.05 })).toBe('');
   });
 
+  it("gives the baseline's own update ÷ create for scale, with no verdict", () => {
+    const create = contender('create', [70, 90, 80], { reference: true });
+    const baselineCreate = contender('baseline create', [50, 50, 50], { reference: true });
+    const scaled = contender('baseline', [55, 60, 54], { costCeiling: 'baseline create' });
+    const lines = formatCostCeilings([scaled, contender('update', [69, 91, 79], { costCeiling: 'create' }), create, baselineCreate], 1);
+    expect(lines).toContain('for scale, baseline: server CPU per request ÷ baseline create, the same round: 1.10 (rounds 1.10 1.20 1.08)');
+    expect(lines.split('\n').filter((line) => /^ {2}(met|MISSED)/.test(line))).toHaveLength(1);
+  });
+
   it("judges req/s against the baseline's by pairs", () => {
     const paced = { ...contender('route', [1, 1, 1]), rounds: rounds([1, 1, 1], [4_000, 9_000, 5_000]) };
     const base = { ...contender('baseline', [1, 1, 1]), rounds: rounds([1, 1, 1], [5_000, 10_000, 20_000]) };

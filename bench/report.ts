@@ -188,19 +188,24 @@ export function formatPeerTargets(summaries: ContenderSummary[], target: { maxCp
 
 /**
  * Routes held to a reference's cost on every store (an update to a create): the median over rounds of server CPU per
- * request ÷ the reference's in the same round, at most `maxCpuRatio`.
+ * request ÷ the reference's in the same round, at most `maxCpuRatio`. A baseline that names a reference of its own gets
+ * the same ratio, for scale and with no verdict: what the work costs with none of the service's layers.
  */
 export function formatCostCeilings(summaries: ContenderSummary[], maxCpuRatio: number): string {
+  const [baseline] = summaries;
   return summaries
-    .filter((summary) => isRoute(summary) && summary.costCeiling !== undefined)
+    .filter((summary) => summary.costCeiling !== undefined && (summary === baseline || isRoute(summary)))
     .map((summary) => {
       const reference = summaries.find((other) => other.label === summary.costCeiling);
       if (!reference) return `  (${summary.label}: its reference ${String(summary.costCeiling)} was not run)`;
       const ratio = paired(summary, reference, cpuOf);
       const micros = (row: Row) => `${Math.round(row.cpuMicrosPerRequest)} µs`;
+      const medians = `medians ${micros(summarise(summary))} against ${micros(summarise(reference))}`;
+      if (summary === baseline)
+        return `  for scale, ${summary.label}: server CPU per request ÷ ${reference.label}, the same round: ${formatPaired(ratio)}; ${medians}`;
       return (
         `  ${verdict(ratio.median <= maxCpuRatio)} ${summary.label}, server CPU per request no more than ${reference.label}: ` +
-        `÷ it in the same round ${formatPaired(ratio)} (target ≤ ${maxCpuRatio}); medians ${micros(summarise(summary))} against ${micros(summarise(reference))}`
+        `÷ it in the same round ${formatPaired(ratio)} (target ≤ ${maxCpuRatio}); ${medians}`
       );
     })
     .join('\n');

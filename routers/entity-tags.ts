@@ -52,8 +52,8 @@ export interface Precondition {
  * hold. A malformed value is refused, not ignored: a client that meant a condition must not get an unconditional write.
  */
 export function preconditionOf(ifMatch: readonly (string | undefined)[], ifNoneMatch: string | undefined): Precondition | undefined {
+  if (ifNoneMatch === undefined && ifMatch.every((value) => value === undefined)) return undefined;
   const conditions = ifMatch.flatMap((value) => (value === undefined ? [] : [conditionIn('If-Match', value)]));
-  if (conditions.length === 0 && ifNoneMatch === undefined) return undefined;
   return {
     ...(conditions.length > 0 && { ifMatch: conditions.reduce(bothMatching) }),
     ...(ifNoneMatch !== undefined && { ifNoneMatch: conditionIn('If-None-Match', ifNoneMatch) }),
