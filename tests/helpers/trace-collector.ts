@@ -18,6 +18,10 @@ export interface ReceivedSpan {
   kind: number;
   attributes: Record<string, unknown>;
   links: { traceId: string; spanId: string }[];
+  /** OTLP's status code (0 unset, 1 ok, 2 error) and message; Zipkin's spans leave it undefined. */
+  status: { code: number; message?: string | undefined } | undefined;
+  /** The names of the span's events, such as `exception`. */
+  events: string[];
 }
 
 export type CollectorWire = 'http/json' | 'http/protobuf' | 'grpc' | 'zipkin';
@@ -161,6 +165,8 @@ interface OtlpSpan {
   kind: number;
   attributes?: OtlpAttribute[];
   links?: { traceId: string; spanId: string }[];
+  status?: { code?: number; message?: string };
+  events?: { name: string }[];
 }
 interface OtlpExport {
   resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
@@ -184,9 +190,13 @@ const EXPORT_TRACE_SERVICE_REQUEST = protobuf.Root.fromJSON({
         name: { type: 'string', id: 5 },
         kind: { type: 'int32', id: 6 },
         attributes: { rule: 'repeated', type: 'KeyValue', id: 9 },
+        events: { rule: 'repeated', type: 'Event', id: 11 },
         links: { rule: 'repeated', type: 'Link', id: 13 },
+        status: { type: 'Status', id: 15 },
       },
     },
+    Event: { fields: { name: { type: 'string', id: 2 } } },
+    Status: { fields: { message: { type: 'string', id: 2 }, code: { type: 'int32', id: 3 } } },
     Link: { fields: { traceId: { type: 'bytes', id: 1 }, spanId: { type: 'bytes', id: 2 } } },
     KeyValue: { fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } } },
     AnyValue: {
@@ -241,6 +251,8 @@ function fromOtlp(body: OtlpExport): ReceivedSpan[] {
         kind: span.kind,
         attributes: attributesOf(span.attributes),
         links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
+        status: { code: span.status?.code ?? 0, message: span.status?.message },
+        events: (span.events ?? []).map(({ name }) => name),
       })),
     );
   });
@@ -275,5 +287,7 @@ function fromZipkin(spans: ZipkinSpan[]): ReceivedSpan[] {
     kind: span.kind === undefined ? 1 : (ZIPKIN_KINDS[span.kind] ?? 0),
     attributes: span.tags ?? {},
     links: [],
+    status: undefined,
+    events: [],
   }));
 }

@@ -69,6 +69,26 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
     ]);
   });
 
+  it("leaves a refused request's span status unset, with no exception recorded, as HTTP's conventions ask below 500", async () => {
+    const refused = [
+      { url: `/plants/${randomInt(1_000_000_000, 2_000_000_000)}`, headers: json, status: 404 },
+      { url: '/plants/1', headers: {}, status: 401 },
+      { url: `/trpc/getPlant?input=${encodeURIComponent('{"id":1999999999}')}`, headers: json, status: 404 },
+    ];
+    for (const { url, headers, status } of refused) {
+      const traceId = randomBytes(16).toString('hex');
+      const response = await fetch(`${service.url}${url}`, {
+        headers: { ...headers, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      });
+      expect(response.status).toBe(status);
+      await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER));
+      const server = collector.spans.find((span) => span.traceId === traceId && span.kind === SERVER);
+      expect(String(server?.attributes['http.response.status_code'])).toBe(String(status));
+      expect(server?.status?.code, `${status}: ${server?.status?.message}`).toBe(0);
+      expect(server?.events).toStrictEqual([]);
+    }
+  });
+
   it('delivers the webhook in a client span linked to the create, and sends its traceparent to the receiver', async () => {
     const traceId = randomBytes(16).toString('hex');
     const id = 700_000 + Math.floor(Math.random() * 100_000);
@@ -176,6 +196,34 @@ function listenOn(server: Server): Promise<number> {
     });
   });
 }
+
+describe('the span of a request answered 5xx', () => {
+  it('is marked an error, with the exception recorded', async () => {
+    const collector = await startTraceCollector('http/json');
+    const service = await startService({
+      MONGODB_URI: `mongodb://127.0.0.1:${await freePort()}/plantstore`,
+      MONGODB_TIMEOUT_MS: '300',
+      API_TOKENS: TOKEN,
+      ...collector.env,
+      OTEL_TRACES_SAMPLER: 'always_on',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    try {
+      const traceId = randomBytes(16).toString('hex');
+      const response = await fetch(`${service.url}/plants/1`, {
+        headers: { ...json, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      });
+      expect(response.status).toBe(503);
+      await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER));
+      const server = collector.spans.find((span) => span.traceId === traceId && span.kind === SERVER);
+      expect(server?.status?.code).toBe(2);
+      expect(server?.events).toContain('exception');
+    } finally {
+      await service.stop();
+      await collector.close();
+    }
+  });
+});
 
 /**
  * Creates a plant within a trace of the caller's, waits for its spans, and checks what every wire
