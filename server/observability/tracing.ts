@@ -22,7 +22,7 @@ import { NAME_SPAN, type NameSpan, type TracingSdk } from './tracing-sdk.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** What the request's span hears of failures until its answer's status is known. */
+    /** What the request's span hears of failures, held until it ends. */
     spanOutcome: AnswerOutcome | undefined;
   }
 }
@@ -50,10 +50,10 @@ export class AppTracing {
     app.decorate(NAME_SPAN, nameSpan);
     app.decorateRequest('traceId', undefined);
     app.decorateRequest('spanOutcome', undefined);
-    // Before the instrumentation's own onSend, which ends the span: the status the error handler chose is known here.
-    app.addHook('onSend', (request, reply, payload, done) => {
-      request.spanOutcome?.answered(reply.statusCode);
-      done(null, payload);
+    // After the instrumentation's own onRequest, which starts the span.
+    app.addHook('onRequest', (request, reply, done) => {
+      request.spanOutcome?.answers(reply);
+      done();
     });
     // The last hook before the handler: Fastify calls the handler from `done`, so it runs in the request's context.
     app.addHook('preHandler', (request, _reply, done) => {

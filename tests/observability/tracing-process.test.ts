@@ -197,29 +197,38 @@ function listenOn(server: Server): Promise<number> {
   });
 }
 
-describe('the span of a request answered 5xx', () => {
-  it('is marked an error, with the exception recorded', async () => {
+describe.each(['on', 'off'])('the span of a request answered 5xx, FAST_PATH=%s', (fastPath) => {
+  it('is marked an error over REST, with the exception recorded, and over /trpc, a batch too', async () => {
     const collector = await startTraceCollector('http/json');
     const service = await startService({
       MONGODB_URI: `mongodb://127.0.0.1:${await freePort()}/plantstore`,
       MONGODB_TIMEOUT_MS: '300',
       API_TOKENS: TOKEN,
+      FAST_PATH: fastPath,
       ...collector.env,
       OTEL_TRACES_SAMPLER: 'always_on',
       OTEL_BSP_SCHEDULE_DELAY: '50',
     });
     try {
-      const traceId = randomBytes(16).toString('hex');
-      const response = await fetch(`${service.url}/plants/1`, {
-        headers: { ...json, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
-      });
-      expect(response.status).toBe(503);
-      await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER));
-      const server = collector.spans.find((span) => span.traceId === traceId && span.kind === SERVER);
-      expect(server?.status?.code).toBe(2);
-      expect(server?.events).toContain('exception');
+      const input = (value: unknown) => encodeURIComponent(JSON.stringify(value));
+      const failing = [
+        { url: '/plants/1', exception: true },
+        { url: `/trpc/getPlant?input=${input({ id: 1 })}`, exception: false },
+        { url: `/trpc/getPlant,getPlant?batch=1&input=${input({ 0: { id: 1 }, 1: { id: 2 } })}`, exception: false },
+      ];
+      for (const { url, exception } of failing) {
+        const traceId = randomBytes(16).toString('hex');
+        const response = await fetch(`${service.url}${url}`, {
+          headers: { ...json, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+        });
+        expect(response.status, url).toBe(503);
+        await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER));
+        const server = collector.spans.find((span) => span.traceId === traceId && span.kind === SERVER);
+        expect(server?.status?.code, url).toBe(2);
+        if (exception) expect(server?.events, url).toContain('exception');
+      }
     } finally {
-      await service.stop();
+      expect(await service.stop()).toBe(0);
       await collector.close();
     }
   });
