@@ -12,20 +12,13 @@ import {
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { FastifyInstance } from 'fastify';
-import { AnswerOutcome } from './answer-outcome.js';
+import { holdFailuresUntilAnswered } from './span-failures.js';
 import type { AttemptOutcome } from '../webhooks/send-webhook.js';
 import { loggedUrl } from '../logs/logged-url.js';
 import type { ObservedAttempt } from '../webhooks/delivery-worker.js';
 import type { WebhookObservers } from '../webhooks/register-webhooks.js';
 import type { ApiOperations } from './api-operations.js';
 import { NAME_SPAN, type NameSpan, type TracingSdk } from './tracing-sdk.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** What the request's span hears of failures, held until it ends. */
-    spanOutcome: AnswerOutcome | undefined;
-  }
-}
 
 /** The stored trace context is W3C's, whatever propagators the deployment uses for HTTP. */
 const W3C = new W3CTraceContextPropagator();
@@ -45,14 +38,13 @@ export class AppTracing {
       span.updateName(route === undefined ? request.method : `${request.method} ${route}`);
       if (route !== undefined) span.setAttribute('http.route', route);
       request.traceId = span.spanContext().traceId;
-      request.spanOutcome = new AnswerOutcome(span);
     };
     app.decorate(NAME_SPAN, nameSpan);
     app.decorateRequest('traceId', undefined);
-    app.decorateRequest('spanOutcome', undefined);
     // After the instrumentation's own onRequest, which starts the span.
     app.addHook('onRequest', (request, reply, done) => {
-      request.spanOutcome?.answers(reply);
+      const { span } = request.opentelemetry();
+      if (span) holdFailuresUntilAnswered(span, reply);
       done();
     });
     // The last hook before the handler: Fastify calls the handler from `done`, so it runs in the request's context.
