@@ -66,11 +66,11 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
             });
             const type = payload.headers.get('content-type');
             if (type?.startsWith('application/json')) done(null, unmarkJsonText(text));
-            else if (type?.startsWith('text/plain') && text.startsWith('{"error":')) {
+            else {
               // tRPC writes some refusals (a batch mixing mutations and queries) as JSON under fetch's default label.
-              void reply.type('application/json');
+              if (type?.startsWith('text/plain') && text.startsWith('{"error":')) void reply.type('application/json');
               done(null, text);
-            } else done(null, text);
+            }
           },
           (error: unknown) => {
             done(error instanceof Error ? error : new Error(String(error)));

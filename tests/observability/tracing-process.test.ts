@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { freePort, startService, type ServiceProcess } from '@plant-store/service-launcher';
 import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
-import { startTraceCollector, type TraceCollector } from '../helpers/trace-collector.js';
+import { startTraceCollector, type ReceivedSpan, type TraceCollector } from '../helpers/trace-collector.js';
 
 const TOKEN = 'tracing-test-token';
 const json = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
@@ -58,15 +58,13 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
   });
 
   it('names tRPC spans after the procedure route, never the raw query', async () => {
-    const traceId = randomBytes(16).toString('hex');
-    const response = await fetch(`${service.url}/trpc/getPlant?input=${encodeURIComponent(JSON.stringify({ id: 1 }))}`, {
-      headers: { ...json, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
-    });
+    const { response, servers } = await getTraced(
+      service.url,
+      collector,
+      `/trpc/getPlant?input=${encodeURIComponent(JSON.stringify({ id: 1 }))}`,
+    );
     expect(response.status).toBe(404);
-    await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER));
-    expect(collector.spans.filter((span) => span.traceId === traceId && span.kind === SERVER).map((span) => span.name)).toStrictEqual([
-      'GET /trpc/getPlant',
-    ]);
+    expect(servers.map((span) => span.name)).toStrictEqual(['GET /trpc/getPlant']);
   });
 
   it("leaves a refused request's span status unset, with no exception recorded, as HTTP's conventions ask below 500", async () => {
@@ -76,13 +74,11 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
       { url: `/trpc/getPlant?input=${encodeURIComponent('{"id":1999999999}')}`, headers: json, status: 404 },
     ];
     for (const { url, headers, status } of refused) {
-      const traceId = randomBytes(16).toString('hex');
-      const response = await fetch(`${service.url}${url}`, {
-        headers: { ...headers, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
-      });
+      const {
+        response,
+        servers: [server],
+      } = await getTraced(service.url, collector, url, headers);
       expect(response.status).toBe(status);
-      await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER));
-      const server = collector.spans.find((span) => span.traceId === traceId && span.kind === SERVER);
       expect(String(server?.attributes['http.response.status_code'])).toBe(String(status));
       expect(server?.status?.code, `${status}: ${server?.status?.message}`).toBe(0);
       expect(server?.events).toStrictEqual([]);
@@ -217,13 +213,11 @@ describe.each(['on', 'off'])('the span of a request answered 5xx, FAST_PATH=%s',
         { url: `/trpc/getPlant,getPlant?batch=1&input=${input({ 0: { id: 1 }, 1: { id: 2 } })}`, exception: false },
       ];
       for (const { url, exception } of failing) {
-        const traceId = randomBytes(16).toString('hex');
-        const response = await fetch(`${service.url}${url}`, {
-          headers: { ...json, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
-        });
+        const {
+          response,
+          servers: [server],
+        } = await getTraced(service.url, collector, url);
         expect(response.status, url).toBe(503);
-        await collector.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.kind === SERVER));
-        const server = collector.spans.find((span) => span.traceId === traceId && span.kind === SERVER);
         expect(server?.status?.code, url).toBe(2);
         if (exception) expect(server?.events, url).toContain('exception');
       }
@@ -233,6 +227,17 @@ describe.each(['on', 'off'])('the span of a request answered 5xx, FAST_PATH=%s',
     }
   });
 });
+
+/** A GET sent within a new trace of the caller's, and the server spans of that trace once one has arrived. */
+async function getTraced(serviceUrl: string, collector: TraceCollector, url: string, headers: Record<string, string> = json) {
+  const traceId = randomBytes(16).toString('hex');
+  const response = await fetch(`${serviceUrl}${url}`, {
+    headers: { ...headers, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+  });
+  const ofTrace = (span: ReceivedSpan) => span.traceId === traceId && span.kind === SERVER;
+  await collector.waitFor((spans) => spans.some(ofTrace));
+  return { response, servers: collector.spans.filter(ofTrace) };
+}
 
 /**
  * Creates a plant within a trace of the caller's, waits for its spans, and checks what every wire
