@@ -31,6 +31,7 @@ interface Binary {
 }
 
 const STOP_TIMEOUT_MS = 15_000;
+const PORT_ATTEMPTS = 5;
 
 /** The emulator's launcher, from its workspace package (a dev dependency, as this module is). */
 async function emulatorBinary(): Promise<string> {
@@ -78,20 +79,7 @@ async function startMemoryServer(
   options: EmbeddedMongoOptions,
 ): Promise<EmbeddedMongo> {
   if (options.dbPath) await mkdir(options.dbPath, { recursive: true });
-  const server = await MongoMemoryServer.create({
-    // Its own process group: a Ctrl-C reaches the service, which drains its requests and then stops this MongoDB,
-    // rather than both at once.
-    spawn: { detached: true },
-    binary: binary.system ? { systemBinary: binary.path, version: binary.version } : { version: binary.version },
-    instance: {
-      ip: '127.0.0.1',
-      ...(options.port !== undefined && { port: options.port, portGeneration: false }),
-      ...(options.dbPath && { dbPath: options.dbPath, storageEngine: 'wiredTiger' }),
-      // The emulator with no data to keep: memory only, fresh and without an fsync per write (the tests).
-      // Given after mongodb-memory-server's own --storageEngine, so it is the one the emulator reads.
-      ...(!options.dbPath && kind === 'emulator' && { args: ['--storageEngine', 'inMemory'] }),
-    },
-  });
+  const server = await createServer(kind, binary, options);
   return {
     uri: server.getUri(options.dbName),
     kind,
@@ -102,6 +90,36 @@ async function startMemoryServer(
     },
     resume: () => server.start(true),
   };
+}
+
+async function createServer(kind: 'mongod' | 'emulator', binary: Binary, options: EmbeddedMongoOptions): Promise<MongoMemoryServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await MongoMemoryServer.create({
+        // Its own process group: a Ctrl-C reaches the service, which drains its requests and then stops this MongoDB,
+        // rather than both at once.
+        spawn: { detached: true },
+        binary: binary.system ? { systemBinary: binary.path, version: binary.version } : { version: binary.version },
+        instance: {
+          ip: '127.0.0.1',
+          ...(options.port !== undefined && { port: options.port, portGeneration: false }),
+          ...(options.dbPath && { dbPath: options.dbPath, storageEngine: 'wiredTiger' }),
+          // The emulator with no data to keep: memory only, fresh and without an fsync per write (the tests).
+          // Given after mongodb-memory-server's own --storageEngine, so it is the one the emulator reads.
+          ...(!options.dbPath && kind === 'emulator' && { args: ['--storageEngine', 'inMemory'] }),
+        },
+      });
+    } catch (error) {
+      // A port found free is only a guess: another process may bind it before this MongoDB does. A port the caller
+      // gave is theirs to choose again.
+      if (options.port !== undefined || attempt === PORT_ATTEMPTS || !isPortTaken(error)) throw error;
+      options.warn?.(`${error.message} by the time MongoDB bound it: trying another port`);
+    }
+  }
+}
+
+function isPortTaken(error: unknown): error is Error {
+  return error instanceof Error && /^Port "\d+" already in use$/.test(error.message);
 }
 
 export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
