@@ -9,8 +9,8 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { get } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.js';
 
 /** The built service, as `npm start` runs it. `npm run build` makes it. */
 export const SERVICE_MAIN = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
@@ -110,17 +110,6 @@ export async function startService(
 function exitCodeOf(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return once(child, 'exit').then(([code]) => code as number | null);
-}
-
-/** A port free on the loopback interface now (the OS picks it; the caller binds it a moment later). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 async function waitForHealthy({ child, output }: SpawnedService, port: number, timeoutMs: number, pollIntervalMs: number): Promise<void> {
