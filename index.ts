@@ -17,6 +17,6 @@ export {
   type PlantStore,
   type Revised,
 } from './routers/plant-store.js';
-export { entityTagOf, failedCondition, type EntityTagCondition, type Precondition } from './routers/entity-tags.js';
+export { entityTagOf, failedCondition, type EntityTagCondition, type FailedCondition, type Precondition } from './routers/entity-tags.js';
 export { int64Json } from './schemas/int64-json.js';
 export * from './schemas/index.js';

@@ -67,9 +67,12 @@ function bothMatching(first: EntityTagCondition, second: EntityTagCondition): En
   return { any: false, tags: first.tags.filter(({ tag, weak }) => !weak && matchesStrongly(second, tag)) };
 }
 
-/** The header whose condition `entityTag` fails, If-Match first; undefined when the precondition holds. */
-export function failedCondition({ ifMatch, ifNoneMatch }: Precondition, entityTag: string): ConditionHeader | undefined {
-  if (ifMatch && !matchesStrongly(ifMatch, entityTag)) return 'If-Match';
+/** A failed condition's header; `weakIfMatch`: If-Match named the plant's tag, but weak (a proxy that compresses weakens tags). */
+export type FailedCondition = ConditionHeader | 'weakIfMatch';
+
+/** The condition `entityTag` fails, If-Match first; undefined when the precondition holds. */
+export function failedCondition({ ifMatch, ifNoneMatch }: Precondition, entityTag: string): FailedCondition | undefined {
+  if (ifMatch && !matchesStrongly(ifMatch, entityTag)) return matchesWeakly(ifMatch, entityTag) ? 'weakIfMatch' : 'If-Match';
   if (ifNoneMatch && matchesWeakly(ifNoneMatch, entityTag)) return 'If-None-Match';
   return undefined;
 }

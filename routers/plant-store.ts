@@ -1,6 +1,6 @@
 import type { Int64 } from '../schemas/int64.js';
 import type { NewPlant, Plant, PlantPatch, StoredPlant } from '../schemas/plant.js';
-import type { ConditionHeader, Precondition } from './entity-tags.js';
+import type { FailedCondition, Precondition } from './entity-tags.js';
 
 /** An absent revision counts as 0: plants stored before revisions were kept have none. */
 export type Revised<T> = T & { revision?: number };
@@ -35,17 +35,22 @@ export class PlantNotFoundError extends Error {
   }
 }
 
+const preconditionMessages: Record<FailedCondition, (id: Int64) => string> = {
+  'If-Match': (id) => `the plant with id ${id} has changed: its entity tag matches none of If-Match; read it again and retry`,
+  weakIfMatch: (id) =>
+    `If-Match names the entity tag of the plant with id ${id} only as weak (W/), and If-Match compares strongly: ` +
+    'send the ETag as the plant was answered with, without W/',
+  'If-None-Match': (id) =>
+    `the plant with id ${id} exists with an entity tag If-None-Match names (* names any): the request was not carried out`,
+};
+
 export class PlantPreconditionFailedError extends Error {
   override name = 'PlantPreconditionFailedError';
   constructor(
     readonly id: Int64,
-    readonly header: ConditionHeader = 'If-Match',
+    readonly condition: FailedCondition = 'If-Match',
   ) {
-    super(
-      header === 'If-Match'
-        ? `the plant with id ${id} has changed: its entity tag matches none of If-Match; read it again and retry`
-        : `the plant with id ${id} exists with an entity tag If-None-Match names (* names any): the request was not carried out`,
-    );
+    super(preconditionMessages[condition](id));
   }
 }
 

@@ -76,7 +76,7 @@ export const getPlant = protectedProcedure
     const stored = await ctx.store.get(input.id);
     if (stored === undefined) throw new PlantNotFoundError(input.id);
     const plant = answeredStoredPlant(ctx, stored);
-    if (precondition && ctx.entityTag !== undefined && failedCondition(precondition, ctx.entityTag))
-      throw new PlantPreconditionFailedError(input.id);
+    const failed = precondition && ctx.entityTag !== undefined && failedCondition(precondition, ctx.entityTag);
+    if (failed) throw new PlantPreconditionFailedError(input.id, failed);
     return plant;
   });
