@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { int64Parameter } from './int64.js';
-import { isWellFormed, MAX_TAG_LENGTH } from './plant.js';
+import { isWellFormed, MAX_TAG_LENGTH, notAnObject } from './plant.js';
 
 // Over REST these arrive as text: "10" is read as 10, nothing else is coerced, and an unknown parameter is refused.
 
@@ -25,12 +25,14 @@ const limit = z
   })
   .transform((value) => toLimit(value) as number);
 
-function parameters<T extends z.core.$ZodLooseShape>(operation: string, shape: T) {
+function parameters<T extends z.core.$ZodShape>(operation: string, shape: T) {
   const names = Object.keys(shape);
   const known = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}` : names.join('');
+  const optional = (name: string) => shape[name] !== undefined && z.safeParse(shape[name], undefined).success;
+  const asObject = `{ ${names.map((name) => (optional(name) ? `${name}?` : name)).join(', ')} }`;
   return z.strictObject(shape, {
     error: (failure) => {
-      if (failure.code !== 'unrecognized_keys') return 'the parameters must be an object';
+      if (failure.code !== 'unrecognized_keys') return notAnObject(failure.input, asObject);
       const names = failure.keys.map((key) => JSON.stringify(key)).join(', ');
       return `unknown parameter${failure.keys.length > 1 ? 's' : ''} ${names}: ${operation} takes only ${known}`;
     },

@@ -34,6 +34,11 @@ const plantTag = z
 
 const plantId = int64Field('id', { description: 'Identification number of the plant', examples: [42] });
 
+/** An input that is no object: over /trpc and in process, as REST always reads one. */
+export function notAnObject(input: unknown, shape: string): string {
+  return `${input === undefined ? 'the input is missing' : 'the input must be a JSON object'}: it is ${shape}`;
+}
+
 function unknownFields(keys: readonly string[]): string {
   return (
     `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((key) => JSON.stringify(key)).join(', ')}: a NewPlant ` +
@@ -49,7 +54,10 @@ export const NewPlantSchema = refuseCoercion(
   z
     .strictObject(
       { id: plantId, name: plantName, tag: plantTag.optional() },
-      { error: (failure) => (failure.code === 'unrecognized_keys' ? unknownFields(failure.keys) : 'the body must be a JSON object') },
+      {
+        error: (failure) =>
+          failure.code === 'unrecognized_keys' ? unknownFields(failure.keys) : notAnObject(failure.input, '{ id, name, tag? }'),
+      },
     )
     .meta({ id: 'NewPlant', description: 'A plant to add to the store, with its identifier' }),
 );
@@ -85,7 +93,7 @@ export const UpdatePlantInputSchema = z.strictObject(
       failure.code === 'unrecognized_keys'
         ? `unknown field${failure.keys.length > 1 ? 's' : ''} ` +
           `${failure.keys.map((key) => JSON.stringify(key)).join(', ')}: a change has only name and tag`
-        : 'the body must be a JSON object',
+        : notAnObject(failure.input, '{ id, name?, tag?, ifMatch? }'),
   },
 );
 

@@ -46,6 +46,31 @@ describe('raw /trpc', () => {
     expect(bad.json()).toMatchObject({ error: { message: 'limit must be an integer from 1 to 1000', data: { code: 'BAD_REQUEST' } } });
   });
 
+  it('names a missing or non-object input as the input, with the shape the procedure takes', async () => {
+    const auth = { authorization: `Bearer ${TEST_TOKEN}` };
+    const refusals = [
+      [await fetch(`${service.url}/trpc/getPlant`, { headers: auth }), 'the input is missing: it is { id }'],
+      [await fetch(`${service.url}/trpc/getPlant?input=7`, { headers: auth }), 'the input must be a JSON object: it is { id }'],
+      [
+        await fetch(`${service.url}/trpc/updatePlant?batch=1`, { method: 'POST', headers: authHeaders(), body: '{}' }),
+        'the input is missing: it is { id, name?, tag?, ifMatch? }',
+      ],
+      [
+        await fetch(`${service.url}/trpc/createPlant`, { method: 'POST', headers: authHeaders(), body: '"Fern"' }),
+        'the input must be a JSON object: it is { id, name, tag? }',
+      ],
+      [
+        await fetch(`${service.url}/trpc/deletePlant`, { method: 'POST', headers: authHeaders(), body: '[1]' }),
+        'the input must be a JSON object: it is { id, ifMatch? }',
+      ],
+    ] as const;
+    for (const [response, message] of refusals) {
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: { message: string } } | [{ error: { message: string } }];
+      expect(Array.isArray(body) ? body[0].error.message : body.error.message).toBe(message);
+    }
+  });
+
   it('deletes as a mutation', async () => {
     const deleted = await service.testApp.app.inject({
       method: 'POST',
