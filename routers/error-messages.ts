@@ -1,10 +1,17 @@
-import type { TRPCError } from '@trpc/server';
+import type { TRPCError, TRPCProcedureType as ProcedureType } from '@trpc/server';
 import { z } from 'zod';
 
-/** Unexpected errors say nothing of their internals: those go to the log, under the request id named here. */
-export function publicMessage(error: TRPCError, requestId?: string): string {
+/**
+ * Unexpected errors say nothing of their internals: those go to the log, under the request id named here. Input that is
+ * not JSON is named where /trpc read it from: a query's URL, a mutation's body.
+ */
+export function publicMessage(error: TRPCError, requestId?: string, type?: ProcedureType | 'unknown'): string {
   if (error.code === 'INTERNAL_SERVER_ERROR') return internalErrorMessage(requestId);
   if (error.cause instanceof z.ZodError) return describeIssues(error.cause.issues);
+  if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) {
+    const subject = type === 'query' ? 'the input parameter' : type === 'mutation' ? 'the request body' : 'the input';
+    return `${subject} is not valid JSON: ${error.cause.message}`;
+  }
   return error.message;
 }
 

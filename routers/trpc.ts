@@ -15,7 +15,7 @@ const trpc = initTRPC
     isDev: false,
     // int64 beyond 2^53 crosses /trpc exactly; JSON clients are unaffected.
     transformer: int64Json.transformer,
-    errorFormatter: ({ shape, error, ctx }) => ({ ...shape, message: publicMessage(error, ctx?.requestId) }),
+    errorFormatter: ({ shape, error, ctx, type }) => ({ ...shape, message: publicMessage(error, ctx?.requestId, type) }),
   });
 
 export const router = trpc.router;

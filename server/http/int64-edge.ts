@@ -58,10 +58,9 @@ export function markTrpcInput(text: string, from: keyof typeof SUBJECTS): string
   try {
     return int64Json.markValidText(text);
   } catch (error) {
-    throw httpError(
-      400,
-      error instanceof JsonTextError ? error.messageFor(SUBJECTS[from]) : error instanceof Error ? error.message : String(error),
-    );
+    const subject = SUBJECTS[from];
+    if (error instanceof JsonTextError) throw httpError(400, error.messageFor(subject));
+    throw httpError(400, `${subject} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -71,6 +71,30 @@ describe('raw /trpc', () => {
     }
   });
 
+  it('names where input that is not JSON was read from: the input parameter of a query, the body of a mutation', async () => {
+    const auth = { authorization: `Bearer ${TEST_TOKEN}` };
+    const post = (path: string, body: string) => fetch(`${service.url}/trpc/${path}`, { method: 'POST', headers: authHeaders(), body });
+    const refusals = [
+      [
+        await fetch(`${service.url}/trpc/getPlant?input=${encodeURIComponent('{"id":')}`, { headers: auth }),
+        /^the input parameter is not valid JSON: ./,
+      ],
+      [
+        await fetch(`${service.url}/trpc/getPlant,listPlants?batch=1&input=${encodeURIComponent('{"0":')}`, { headers: auth }),
+        /^the input parameter is not valid JSON: ./,
+      ],
+      [await post('updatePlant', '{"id":300,'), /^the request body is not valid JSON: ./],
+      [await post('updatePlant?batch=1', '{"0":{"id":300,'), /^the request body is not valid JSON: ./],
+      // Beyond 2^53, read by the service's own reader first.
+      [await post('updatePlant', '{"id":30000000000000000000,'), /^the request body is not valid JSON: ./],
+    ] as const;
+    for (const [response, message] of refusals) {
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: { message: string } } | { error: { message: string } }[];
+      for (const { error } of Array.isArray(body) ? body : [body]) expect(error.message).toMatch(message);
+    }
+  });
+
   it('deletes as a mutation', async () => {
     const deleted = await service.testApp.app.inject({
       method: 'POST',
