@@ -1,7 +1,9 @@
 // The embedded MongoDB of development and tests: a real mongod already on this machine, else the project's wire-protocol
 // emulator. Nothing is downloaded unless asked: offline, a download attempt costs seconds of retries at every start.
 import { spawnSync } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DryMongoBinary, MongoBinary, MongoMemoryServer } from 'mongodb-memory-server';
 
 export interface EmbeddedMongoOptions {
@@ -79,7 +81,7 @@ async function startMemoryServer(
   options: EmbeddedMongoOptions,
 ): Promise<EmbeddedMongo> {
   if (options.dbPath) await mkdir(options.dbPath, { recursive: true });
-  const server = await createServer(kind, binary, options);
+  const server = await createMemoryServer(kind, binary, options);
   return {
     uri: server.getUri(options.dbName),
     kind,
@@ -92,8 +94,10 @@ async function startMemoryServer(
   };
 }
 
-async function createServer(kind: 'mongod' | 'emulator', binary: Binary, options: EmbeddedMongoOptions): Promise<MongoMemoryServer> {
+async function createMemoryServer(kind: 'mongod' | 'emulator', binary: Binary, options: EmbeddedMongoOptions): Promise<MongoMemoryServer> {
   for (let attempt = 1; ; attempt++) {
+    // A temporary folder of its own, removed when the start fails: mongodb-memory-server leaves its own behind then.
+    const scratch = options.dbPath === undefined ? await mkdtemp(join(tmpdir(), 'mongo-mem-')) : undefined;
     try {
       return await MongoMemoryServer.create({
         // Its own process group: a Ctrl-C reaches the service, which drains its requests and then stops this MongoDB,
@@ -102,18 +106,20 @@ async function createServer(kind: 'mongod' | 'emulator', binary: Binary, options
         binary: binary.system ? { systemBinary: binary.path, version: binary.version } : { version: binary.version },
         instance: {
           ip: '127.0.0.1',
+          dbPath: options.dbPath ?? scratch,
           ...(options.port !== undefined && { port: options.port, portGeneration: false }),
-          ...(options.dbPath && { dbPath: options.dbPath, storageEngine: 'wiredTiger' }),
+          ...(options.dbPath && { storageEngine: 'wiredTiger' }),
           // The emulator with no data to keep: memory only, fresh and without an fsync per write (the tests).
           // Given after mongodb-memory-server's own --storageEngine, so it is the one the emulator reads.
           ...(!options.dbPath && kind === 'emulator' && { args: ['--storageEngine', 'inMemory'] }),
         },
       });
     } catch (error) {
-      // A port found free is only a guess: another process may bind it before this MongoDB does. A port the caller
-      // gave is theirs to choose again.
+      if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+      // A port found free is only a guess: another process may bind it first. A port the caller gave is theirs to
+      // choose again. The failed MongoDB releases a kept data folder as it exits, which the next one waits for.
       if (options.port !== undefined || attempt === PORT_ATTEMPTS || !isPortTaken(error)) throw error;
-      options.warn?.(`${error.message} by the time MongoDB bound it: trying another port`);
+      options.warn?.(`${error.message} by another process when MongoDB came to bind it (the error above): trying another port`);
     }
   }
 }

@@ -1,7 +1,7 @@
 // The embedded MongoDB of `npm start` and of the tests chooses a free port, which another process can bind before
 // MongoDB does: it then starts on another port, rather than failing the start.
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await mongo?.stop();
   mongo = undefined;
-  taken.close();
+  await new Promise((resolve) => taken.close(resolve));
   vi.unstubAllEnvs();
   await rm(dir, { recursive: true, force: true });
 });
@@ -68,7 +68,12 @@ describe('the embedded MongoDB', () => {
     });
 
     expect(existsSync(firstStart)).toBe(true);
-    expect(warnings).toContainEqual(expect.stringMatching(/^Port "\d+" already in use by the time MongoDB bound it: trying another port$/));
+    expect(await readdir(join(dir, 'data'))).not.toHaveLength(0);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^Port "\d+" already in use by another process when MongoDB came to bind it \(the error above\): trying another port$/,
+      ),
+    );
     const client = new MongoClient(mongo.uri, { serverSelectionTimeoutMS: 5_000 });
     try {
       await client.db().collection('plants').insertOne({ name: 'Monstera' });
@@ -78,9 +83,27 @@ describe('the embedded MongoDB', () => {
     }
   }, 60_000);
 
+  it('with no data folder to keep, leaves no temporary folder behind, not even that of the failed start', async () => {
+    const { binary } = await binaryLosingItsFirstPort();
+    vi.stubEnv('MONGOMS_SYSTEM_BINARY', binary);
+    const temporary = join(dir, 'tmp');
+    await mkdir(temporary);
+    vi.stubEnv('TMPDIR', temporary);
+    const warnings: string[] = [];
+    mongo = await startEmbeddedMongo({ warn: (message) => warnings.push(message) });
+    expect(warnings).toContainEqual(expect.stringContaining('trying another port'));
+    await mongo.stop();
+    mongo = undefined;
+    expect(await readdir(temporary)).toStrictEqual([]);
+  }, 60_000);
+
   it('given a port that is taken, fails rather than choosing another', async () => {
     const address = taken.address();
     if (address === null || typeof address === 'string') throw new Error('no port held');
-    await expect(startEmbeddedMongo({ port: address.port })).rejects.toThrow(`Port "${String(address.port)}" already in use`);
+    const warnings: string[] = [];
+    await expect(startEmbeddedMongo({ port: address.port, warn: (message) => warnings.push(message) })).rejects.toThrow(
+      `Port "${String(address.port)}" already in use`,
+    );
+    expect(warnings.filter((message) => message.includes('trying another port'))).toStrictEqual([]);
   }, 60_000);
 });
