@@ -14,6 +14,7 @@ function ephemeralRange(): [number, number] {
 }
 
 const [EPHEMERAL_LOW, EPHEMERAL_HIGH] = ephemeralRange();
+/** Below it, the ports local services are registered on. */
 const FIRST_PORT = 10_000;
 const ATTEMPTS = 20;
 
@@ -29,6 +30,7 @@ export async function freePort(): Promise<number> {
     const port = pick < below ? FIRST_PORT + pick : EPHEMERAL_HIGH + 1 + pick - below;
     if ((await listened(port)) !== undefined) return port;
   }
+  // No port outside the ephemeral range, or every one tried was taken: the OS's choice.
   const port = await listened(0);
   if (port === undefined) throw new Error('no free loopback port');
   return port;
@@ -39,7 +41,8 @@ async function listened(port: number): Promise<number | undefined> {
   const server: Server = createServer();
   try {
     server.listen(port, '127.0.0.1');
-    await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+    // Rejects on 'error'.
+    await once(server, 'listening');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return undefined;
     throw error;
