@@ -60,11 +60,12 @@ export function preconditionOf(ifMatch: readonly (string | undefined)[], ifNoneM
   };
 }
 
-/** The tags both conditions match strongly: `*` adds nothing, and two lists with no strong tag in common match none. */
+/** The tags both conditions name, strong only where both name it strongly: `*` adds nothing. */
 function bothMatching(first: EntityTagCondition, second: EntityTagCondition): EntityTagCondition {
   if (first.any) return second;
   if (second.any) return first;
-  return { any: false, tags: first.tags.filter(({ tag, weak }) => !weak && matchesStrongly(second, tag)) };
+  const tags = first.tags.filter(({ tag }) => matchesWeakly(second, tag));
+  return { any: false, tags: tags.map(({ tag, weak }) => ({ tag, weak: weak || !matchesStrongly(second, tag) })) };
 }
 
 /** A failed condition's header; `weakIfMatch`: If-Match named the plant's tag, but weak (a proxy that compresses weakens tags). */

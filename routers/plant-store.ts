@@ -1,6 +1,6 @@
 import type { Int64 } from '../schemas/int64.js';
 import type { NewPlant, Plant, PlantPatch, StoredPlant } from '../schemas/plant.js';
-import type { FailedCondition, Precondition } from './entity-tags.js';
+import type { ConditionHeader, FailedCondition, Precondition } from './entity-tags.js';
 
 /** An absent revision counts as 0: plants stored before revisions were kept have none. */
 export type Revised<T> = T & { revision?: number };
@@ -51,6 +51,10 @@ export class PlantPreconditionFailedError extends Error {
     readonly condition: FailedCondition = 'If-Match',
   ) {
     super(preconditionMessages[condition](id));
+  }
+
+  get header(): ConditionHeader {
+    return this.condition === 'If-None-Match' ? 'If-None-Match' : 'If-Match';
   }
 }
 

@@ -192,9 +192,10 @@ export function changedMeanwhileAnswer(request: Omit<ExampleRequest, 'token' | '
   return {
     description:
       nothing === undefined
-        ? 'The plant has changed since it was read: its entity tag matches none of If-Match, so it is not answered'
-        : 'The plant has changed since it was read: its entity tag matches none of If-Match, or is one If-None-Match ' +
-          `names (\`*\` names any); nothing was ${nothing}`,
+        ? 'The plant has changed since it was read: its entity tag matches none of If-Match (compared strongly: a weak `W/` ' +
+          'tag never matches), so it is not answered'
+        : 'The plant has changed since it was read: its entity tag matches none of If-Match (compared strongly: a weak `W/` ' +
+          `tag never matches), or is one If-None-Match names (\`*\` names any); nothing was ${nothing}`,
     example: {
       name: 'changedMeanwhile',
       summary: 'If-Match names an entity tag the plant no longer has',

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { entityTagOf, failedCondition, PlantPreconditionFailedError } from '../index.js';
+import { preconditionOf } from '../routers/entity-tags.js';
 
 /** What a TypeScript app gets from the built package (`npm test` builds before vitest). */
 const importNames = (specifier: string): string[] => {
@@ -33,4 +35,17 @@ it('exports the router, createCaller, the context factory, the client helper and
 
 it('exports the client and its int64 link pieces alone at plant-store/client, without server code', () => {
   expect(importNames('plant-store/client')).toEqual(['createPlantStoreClient', 'exactIntegerFetch', 'int64Transformer', 'trpcUrl']);
+});
+
+it('lets a store of its own tell a failed condition, and the header it failed on, as the MongoDB store does', () => {
+  const etag = entityTagOf(1, 0, { name: 'Fern' });
+  const told = (ifMatch: string[], ifNoneMatch?: string) => {
+    const precondition = preconditionOf(ifMatch, ifNoneMatch);
+    const failed = precondition && failedCondition(precondition, etag);
+    return failed && new PlantPreconditionFailedError(1, failed);
+  };
+  expect(told([etag])).toBeUndefined();
+  expect(told(['"stale"'])).toMatchObject({ condition: 'If-Match', header: 'If-Match' });
+  expect(told([`W/${etag}`])).toMatchObject({ condition: 'weakIfMatch', header: 'If-Match' });
+  expect(told([], etag)).toMatchObject({ condition: 'If-None-Match', header: 'If-None-Match' });
 });

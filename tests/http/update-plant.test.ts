@@ -375,6 +375,20 @@ describe('over /trpc and in process', () => {
         expect(await refused.json()).toMatchObject({ error: { data: { code: 'PRECONDITION_FAILED', httpStatus: 412 } } });
       }
     }
+    // Either one weak: refused, told as a weak tag, not as a change.
+    for (const [header, input] of [
+      [`W/${etag}`, etag],
+      [etag, `W/${etag}`],
+    ] as const) {
+      const refused = await send(
+        'POST',
+        '/trpc/updatePlant',
+        { ...json, 'if-match': header },
+        JSON.stringify({ id: 2, name: 'x', ifMatch: input }),
+      );
+      expect(refused.status).toBe(412);
+      expect(await refused.json()).toMatchObject({ error: { message: expect.stringContaining('only as weak (W/)') as string } });
+    }
     expect(await (await send('GET', '/plants/2')).json()).toEqual({ id: 2, name: 'Fern' });
     const both = await send(
       'POST',

@@ -107,19 +107,19 @@ describe('error answers per operation', () => {
       '/plants/{id}',
       'get',
       '412',
-      'The plant has changed since it was read: its entity tag matches none of If-Match, so it is not answered',
+      'The plant has changed since it was read: its entity tag matches none of If-Match (compared strongly: a weak `W/` tag never matches), so it is not answered',
     ],
     [
       '/plants/{id}',
       'patch',
       '412',
-      'The plant has changed since it was read: its entity tag matches none of If-Match, or is one If-None-Match names (`*` names any); nothing was changed',
+      'The plant has changed since it was read: its entity tag matches none of If-Match (compared strongly: a weak `W/` tag never matches), or is one If-None-Match names (`*` names any); nothing was changed',
     ],
     [
       '/plants/{id}',
       'delete',
       '412',
-      'The plant has changed since it was read: its entity tag matches none of If-Match, or is one If-None-Match names (`*` names any); nothing was deleted',
+      'The plant has changed since it was read: its entity tag matches none of If-Match (compared strongly: a weak `W/` tag never matches), or is one If-None-Match names (`*` names any); nothing was deleted',
     ],
   ])("%s %s describes its %s in its own words, not another operation's", (path, method, status, description) => {
     expect(operationOf(ours, path, method).responses[status]?.description).toBe(description);
