@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 /**
  * Unexpected errors say nothing of their internals: those go to the log, under the request id named here. Input that is
- * not JSON is named where /trpc read it from: a query's URL, a mutation's body.
+ * not JSON is named where /trpc read it from, which the procedure's type tells: a query's from the URL, a mutation's from
+ * the body (a query POSTed, or a mutation sent as GET, is refused before its input is read).
  */
 export function publicMessage(error: TRPCError, requestId?: string, type?: ProcedureType | 'unknown'): string {
   if (error.code === 'INTERNAL_SERVER_ERROR') return internalErrorMessage(requestId);

@@ -28,11 +28,9 @@ const limit = z
 function parameters<T extends z.core.$ZodShape>(operation: string, shape: T) {
   const names = Object.keys(shape);
   const known = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}` : names.join('');
-  const optional = (name: string) => shape[name] !== undefined && z.safeParse(shape[name], undefined).success;
-  const asObject = `{ ${names.map((name) => (optional(name) ? `${name}?` : name)).join(', ')} }`;
   return z.strictObject(shape, {
     error: (failure) => {
-      if (failure.code !== 'unrecognized_keys') return notAnObject(failure.input, asObject);
+      if (failure.code !== 'unrecognized_keys') return notAnObject(failure.input, shape);
       const names = failure.keys.map((key) => JSON.stringify(key)).join(', ');
       return `unknown parameter${failure.keys.length > 1 ? 's' : ''} ${names}: ${operation} takes only ${known}`;
     },

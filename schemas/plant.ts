@@ -34,9 +34,10 @@ const plantTag = z
 
 const plantId = int64Field('id', { description: 'Identification number of the plant', examples: [42] });
 
-/** An input that is no object: over /trpc and in process, as REST always reads one. */
-export function notAnObject(input: unknown, shape: string): string {
-  return `${input === undefined ? 'the input is missing' : 'the input must be a JSON object'}: it is ${shape}`;
+/** An input that is no object, named with the fields it takes: REST refuses such a body before any schema reads it. */
+export function notAnObject(input: unknown, shape: z.core.$ZodShape): string {
+  const fields = Object.entries(shape).map(([name, field]) => (z.safeParse(field, undefined).success ? `${name}?` : name));
+  return `${input === undefined ? 'the input is missing' : 'the input must be a JSON object'}: it is { ${fields.join(', ')} }`;
 }
 
 function unknownFields(keys: readonly string[]): string {
@@ -50,15 +51,13 @@ export const PlantSchema = z
   .strictObject({ name: plantName, tag: plantTag.optional() })
   .meta({ id: 'Plant', description: 'A plant in the store' });
 
+const newPlantShape = { id: plantId, name: plantName, tag: plantTag.optional() };
+
 export const NewPlantSchema = refuseCoercion(
   z
-    .strictObject(
-      { id: plantId, name: plantName, tag: plantTag.optional() },
-      {
-        error: (failure) =>
-          failure.code === 'unrecognized_keys' ? unknownFields(failure.keys) : notAnObject(failure.input, '{ id, name, tag? }'),
-      },
-    )
+    .strictObject(newPlantShape, {
+      error: (failure) => (failure.code === 'unrecognized_keys' ? unknownFields(failure.keys) : notAnObject(failure.input, newPlantShape)),
+    })
     .meta({ id: 'NewPlant', description: 'A plant to add to the store, with its identifier' }),
 );
 
@@ -75,27 +74,26 @@ export type StoredPlant = z.infer<typeof StoredPlantSchema>;
  * A JSON merge patch (RFC 7396): a field left out stays, `tag: null` removes the tag.
  * Over REST `id` and `ifMatch` come from the path and the If-Match header.
  */
-export const UpdatePlantInputSchema = z.strictObject(
-  {
-    id: int64Parameter('id', 'Identification number of the plant'),
-    name: nameSchema('name must be a string, not null: a plant always has a name').optional(),
-    tag: plantTag
-      .nullable()
-      .meta({ description: 'Tag that specifies the type of the plant; null removes it', examples: ['tropical'] })
-      .optional(),
-    ifMatch: z
-      .string({ error: 'ifMatch must be a string' })
-      .meta({ description: 'The If-Match condition: `*`, or entity tags as ETag answers them, comma-separated' })
-      .optional(),
-  },
-  {
-    error: (failure) =>
-      failure.code === 'unrecognized_keys'
-        ? `unknown field${failure.keys.length > 1 ? 's' : ''} ` +
-          `${failure.keys.map((key) => JSON.stringify(key)).join(', ')}: a change has only name and tag`
-        : notAnObject(failure.input, '{ id, name?, tag?, ifMatch? }'),
-  },
-);
+const updatePlantShape = {
+  id: int64Parameter('id', 'Identification number of the plant'),
+  name: nameSchema('name must be a string, not null: a plant always has a name').optional(),
+  tag: plantTag
+    .nullable()
+    .meta({ description: 'Tag that specifies the type of the plant; null removes it', examples: ['tropical'] })
+    .optional(),
+  ifMatch: z
+    .string({ error: 'ifMatch must be a string' })
+    .meta({ description: 'The If-Match condition: `*`, or entity tags as ETag answers them, comma-separated' })
+    .optional(),
+};
+
+export const UpdatePlantInputSchema = z.strictObject(updatePlantShape, {
+  error: (failure) =>
+    failure.code === 'unrecognized_keys'
+      ? `unknown field${failure.keys.length > 1 ? 's' : ''} ` +
+        `${failure.keys.map((key) => JSON.stringify(key)).join(', ')}: a change has only name and tag`
+      : notAnObject(failure.input, updatePlantShape),
+});
 
 export type UpdatePlantInput = z.infer<typeof UpdatePlantInputSchema>;
 export type PlantPatch = Pick<UpdatePlantInput, 'name' | 'tag'>;
