@@ -10,10 +10,18 @@ export function publicMessage(error: TRPCError, requestId?: string, type?: Proce
   if (error.code === 'INTERNAL_SERVER_ERROR') return internalErrorMessage(requestId);
   if (error.cause instanceof z.ZodError) return describeIssues(error.cause.issues);
   if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) {
-    const subject = type === 'query' ? 'the input parameter' : type === 'mutation' ? 'the request body' : 'the input';
-    return `${subject} is not valid JSON: ${error.cause.message}`;
+    const subject = type === 'query' ? JSON_SUBJECTS.query : type === 'mutation' ? JSON_SUBJECTS.body : 'the input';
+    return notJsonMessage(subject, error.cause);
   }
   return error.message;
+}
+
+/** Where a request's JSON text came from, as its refusals name it: a body, or /trpc's `input` query parameter. */
+export const JSON_SUBJECTS = { body: 'the request body', query: 'the input parameter' } as const;
+
+/** A parser's own refusal, said of the text's source. */
+export function notJsonMessage(subject: string, cause: unknown): string {
+  return `${subject} is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`;
 }
 
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { int64Json, reservedTextError, type JsonParser } from '../../schemas/int64-json.js';
 import { JsonTextError } from '../../schemas/json-text.js';
+import { JSON_SUBJECTS, notJsonMessage } from '../../routers/error-messages.js';
 import { httpError } from '../errors/http-error.js';
 import { readBodyText, type BodyStream } from './body-text.js';
 
@@ -43,24 +44,20 @@ function parseJsonBody(body: string): [Error | null, unknown?] {
 const parseSecurely: JsonParser = (text, reviver) => secureJson.parse(text, reviver, { protoAction: 'error', constructorAction: 'error' });
 
 function describeParseFailure(body: string, error: unknown): string {
-  if (error instanceof JsonTextError) return error.messageFor('the request body');
+  if (error instanceof JsonTextError) return error.messageFor(JSON_SUBJECTS.body);
   if (body.trim() === '') return 'the request body is empty: send a JSON object';
-  const reason = error instanceof Error ? error.message : String(error);
-  return reason.includes('forbidden prototype property')
+  return error instanceof Error && error.message.includes('forbidden prototype property')
     ? 'the request body uses a forbidden key: __proto__ or constructor.prototype'
-    : `the request body is not valid JSON: ${reason}`;
+    : notJsonMessage(JSON_SUBJECTS.body, error);
 }
 
-const SUBJECTS = { body: 'the request body', query: 'the input parameter' } as const;
-
 /** Input marked for tRPC's own JSON.parse; its 400 quotes the client's own text, never a marker. */
-export function markTrpcInput(text: string, from: keyof typeof SUBJECTS): string {
+export function markTrpcInput(text: string, from: keyof typeof JSON_SUBJECTS): string {
   try {
     return int64Json.markValidText(text);
   } catch (error) {
-    const subject = SUBJECTS[from];
-    if (error instanceof JsonTextError) throw httpError(400, error.messageFor(subject));
-    throw httpError(400, `${subject} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    const subject = JSON_SUBJECTS[from];
+    throw httpError(400, error instanceof JsonTextError ? error.messageFor(subject) : notJsonMessage(subject, error));
   }
 }
 
