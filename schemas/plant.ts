@@ -40,11 +40,8 @@ export function notAnObject(input: unknown, shape: z.core.$ZodShape): string {
   return `${input === undefined ? 'the input is missing' : 'the input must be a JSON object'}: it is { ${fields.join(', ')} }`;
 }
 
-function unknownFields(keys: readonly string[]): string {
-  return (
-    `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((key) => JSON.stringify(key)).join(', ')}: a NewPlant ` +
-    `has only id, name and tag`
-  );
+function unknownFields(keys: readonly string[], fields: string): string {
+  return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((key) => JSON.stringify(key)).join(', ')}: ${fields}`;
 }
 
 export const PlantSchema = z
@@ -56,7 +53,10 @@ const newPlantShape = { id: plantId, name: plantName, tag: plantTag.optional() }
 export const NewPlantSchema = refuseCoercion(
   z
     .strictObject(newPlantShape, {
-      error: (failure) => (failure.code === 'unrecognized_keys' ? unknownFields(failure.keys) : notAnObject(failure.input, newPlantShape)),
+      error: (failure) =>
+        failure.code === 'unrecognized_keys'
+          ? unknownFields(failure.keys, 'a NewPlant has only id, name and tag')
+          : notAnObject(failure.input, newPlantShape),
     })
     .meta({ id: 'NewPlant', description: 'A plant to add to the store, with its identifier' }),
 );
@@ -90,8 +90,7 @@ const updatePlantShape = {
 export const UpdatePlantInputSchema = z.strictObject(updatePlantShape, {
   error: (failure) =>
     failure.code === 'unrecognized_keys'
-      ? `unknown field${failure.keys.length > 1 ? 's' : ''} ` +
-        `${failure.keys.map((key) => JSON.stringify(key)).join(', ')}: a change has only name and tag`
+      ? unknownFields(failure.keys, 'a change has only name and tag')
       : notAnObject(failure.input, updatePlantShape),
 });
 

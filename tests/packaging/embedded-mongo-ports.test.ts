@@ -28,11 +28,16 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+function heldPort(): number {
+  const address = taken.address();
+  if (address === null || typeof address === 'string') throw new Error('no port held');
+  return address.port;
+}
+
 /** The MongoDB binary this run uses, wrapped so that its first start is sent to a port another process holds. */
 async function binaryLosingItsFirstPort(): Promise<{ binary: string; firstStart: string }> {
   const real = process.env.MONGOMS_SYSTEM_BINARY ?? ensureBuilt();
-  const address = taken.address();
-  if (address === null || typeof address === 'string') throw new Error('no port held');
+  const port = heldPort();
   const firstStart = join(dir, 'first-start');
   const binary = join(dir, 'mongod');
   await writeFile(
@@ -44,7 +49,7 @@ async function binaryLosingItsFirstPort(): Promise<{ binary: string; firstStart:
       '  prev=',
       '  for arg; do',
       '    shift',
-      `    if [ "$prev" = --port ]; then set -- "$@" ${String(address.port)}; else set -- "$@" "$arg"; fi`,
+      `    if [ "$prev" = --port ]; then set -- "$@" ${String(port)}; else set -- "$@" "$arg"; fi`,
       '    prev=$arg',
       '  done',
       'fi',
@@ -98,11 +103,10 @@ describe('the embedded MongoDB', () => {
   }, 60_000);
 
   it('given a port that is taken, fails rather than choosing another', async () => {
-    const address = taken.address();
-    if (address === null || typeof address === 'string') throw new Error('no port held');
+    const port = heldPort();
     const warnings: string[] = [];
-    await expect(startEmbeddedMongo({ port: address.port, warn: (message) => warnings.push(message) })).rejects.toThrow(
-      `Port "${String(address.port)}" already in use`,
+    await expect(startEmbeddedMongo({ port, warn: (message) => warnings.push(message) })).rejects.toThrow(
+      `Port "${String(port)}" already in use`,
     );
     expect(warnings.filter((message) => message.includes('trying another port'))).toStrictEqual([]);
   }, 60_000);
