@@ -1,11 +1,11 @@
 import type { RestOperation } from '@plant-store/fast-path';
-import type { FastifyError, FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { NoRouteError } from '../errors/rest-error.js';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations, operationFinder } from './rest-declarations.js';
 import { anyBodyError, BODY_METHODS, bodyError, deleteBodyError, queryError, unsupportedMediaType } from './rest-request-checks.js';
-import { judgeTokenBeforeBody } from './token-first.js';
+import { judgeTokenBeforeBody, type RequestCheck } from './token-first.js';
 
 /**
  * trpc-to-openapi writes outputs with JSON.stringify, so int64 values go to it made writable. Its catch-all serves
@@ -68,25 +68,21 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     const checkAnyQuery: preHandlerHookHandler = (request, _reply, done) => {
       done(request.url.includes('?') ? queryError(request, operationOf(request)) : undefined);
     };
-    rest.addHook(
-      'preParsing',
-      judgeTokenBeforeBody(createContext, (request) => operationOf(request)?.meta.scope),
-    );
+    // One onRequest hook per route: the route's own checks of its URL, then the token, before the body is read.
+    const judged = (before?: RequestCheck) =>
+      judgeTokenBeforeBody(createContext, (request) => operationOf(request)?.meta.scope, { before });
     const noRoute = (request: FastifyRequest) => (operationOf(request) ? undefined : new NoRouteError());
-    const checkOperation: onRequestHookHandler = (request, _reply, done) => {
-      done(noRoute(request));
-    };
     // Fastify's route for `/plants/:id` also takes `/plants/`, which is not its operation's: judged as on the catch-all.
-    const checkEmptyParameters =
-      (names: readonly string[]): onRequestHookHandler =>
-      (request, _reply, done) => {
+    const emptyParameters =
+      (names: readonly string[]): RequestCheck =>
+      (request) => {
         const parameters = request.params as Record<string, string | undefined>;
-        done(names.some((name) => parameters[name] === '') ? noRoute(request) : undefined);
+        return names.some((name) => parameters[name] === '') ? noRoute(request) : undefined;
       };
     const onRequests = (operation: RestOperation) => {
       const names = declaredAs(operation)?.pathParameters ?? [];
-      return names.length > 0 ? [checkEmptyParameters(names)] : [];
+      return [judged(names.length > 0 ? emptyParameters(names) : undefined)];
     };
-    await serving.registerRestRoutes(rest, { preHandlers, onRequests, catchAllOnRequest: checkOperation });
+    await serving.registerRestRoutes(rest, { preHandlers, onRequests, catchAllOnRequest: judged(noRoute) });
   });
 }

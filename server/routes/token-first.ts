@@ -1,4 +1,4 @@
-import type { FastifyRequest, preParsingHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AuthError, SCOPES, tokenRefusal, type AuthResult, type Scope } from '../../routers/auth.js';
 import type { Context } from '../../routers/context.js';
 import { fromDomainError } from '../../routers/domain-errors.js';
@@ -6,37 +6,55 @@ import { fromDomainError } from '../../routers/domain-errors.js';
 /** The scope the request's one operation needs; undefined where none is known before the body (a batch, no operation). */
 export type ScopeOf = (request: FastifyRequest) => Scope | undefined;
 
+/** A refusal known from the method, URL and headers alone. */
+export type RequestCheck = (request: FastifyRequest) => Error | null | undefined;
+
+export interface TokenChecks {
+  /** Answered before the token is judged: a path no operation serves is a 404 for anyone. */
+  before?: RequestCheck;
+  /** Answered only to a caller the token admits. */
+  after?: RequestCheck;
+}
+
 /**
- * A `preParsing` hook: a request its token does not admit gets the call's 401 (or 503 while keys cannot be fetched),
- * and one its token grants no scope for gets the 403, before its body is read, so a stranger learns nothing from a 400,
- * 413 or 415. The context made here is the call's own; the procedure judges again what is not known here.
+ * A route's one `onRequest` hook: a request its token does not admit gets the call's 401 (or 503 while keys cannot be
+ * fetched), and one its token grants no scope for gets the 403, before its body is read, so a stranger learns nothing
+ * from a 400, 413 or 415. The route's other checks run in the same hook, in their order. The context made here is the
+ * call's own; the procedure judges again what is not known here.
  */
-export function judgeTokenBeforeBody(createContext: (request: FastifyRequest) => Context, scopeOf: ScopeOf): preParsingHookHandler {
-  return (request, _reply, payload, done) => {
-    const context = createContext(request);
-    const { auth } = context;
-    if (!(auth instanceof Promise)) {
-      done(refusal(request, context, auth, scopeOf), payload);
+export function judgeTokenBeforeBody(
+  createContext: (request: FastifyRequest) => Context,
+  scopeOf: ScopeOf,
+  { before, after }: TokenChecks = {},
+): onRequestHookHandler {
+  return (request, _reply, done) => {
+    const early = before?.(request);
+    if (early) {
+      done(early);
       return;
     }
-    auth.then(
-      (result) => {
-        done(refusal(request, context, result, scopeOf), payload);
-      },
-      (error: unknown) => {
-        done(fromDomainError(error) ?? (error instanceof Error ? error : new Error(String(error))));
-      },
-    );
+    const context = createContext(request);
+    const judged = (auth: AuthResult) => {
+      done(refusal(request, context, auth, scopeOf) ?? after?.(request) ?? undefined);
+    };
+    const { auth } = context;
+    if (!(auth instanceof Promise)) {
+      judged(auth);
+      return;
+    }
+    auth.then(judged, (error: unknown) => {
+      done(fromDomainError(error) ?? (error instanceof Error ? error : new Error(String(error))));
+    });
   };
 }
 
-function refusal(request: FastifyRequest, context: Context, auth: AuthResult, scopeOf: ScopeOf): Error | null {
+function refusal(request: FastifyRequest, context: Context, auth: AuthResult, scopeOf: ScopeOf): Error | undefined {
   const refused = tokenRefusal(auth);
-  if (refused) return fromDomainError(refused) ?? null;
-  if (auth.status !== 'valid' || SCOPES.every((scope) => auth.principal.scopes.has(scope))) return null;
+  if (refused) return fromDomainError(refused);
+  if (auth.status !== 'valid' || SCOPES.every((scope) => auth.principal.scopes.has(scope))) return undefined;
   const scope = scopeOf(request);
-  if (scope === undefined || auth.principal.scopes.has(scope)) return null;
+  if (scope === undefined || auth.principal.scopes.has(scope)) return undefined;
   // Named, as the procedure would name it: the log line says who was refused.
   context.principal = auth.principal;
-  return fromDomainError(new AuthError({ status: 'forbidden', scope })) ?? null;
+  return fromDomainError(new AuthError({ status: 'forbidden', scope }));
 }

@@ -30,19 +30,15 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
 
   await app.register(
     async (trpc) => {
-      // A call's input, in a POST's body or a query's URL, is read only once the token admits the caller.
-      trpc.addHook('preParsing', judgeTokenBeforeBody(createContext, singleCallScope(router)));
-      // A batch's calls run at once: one too large is refused before its body is read, in the service's words.
-      trpc.addHook('preParsing', (request, _reply, payload, done) => {
-        done(batchRefusal(request, maxBatchSize), payload);
-      });
+      // A call's input, in a POST's body or a query's URL, is read only once the token admits the caller; a batch's calls
+      // run at once, so one too large is refused then too, in the service's words.
+      trpc.addHook(
+        'onRequest',
+        judgeTokenBeforeBody(createContext, singleCallScope(router), { after: (request) => batchRefusal(request, maxBatchSize) }),
+      );
       // Integers beyond 2^53 go to tRPC as markers its transformer turns into bigints. Any other body is refused (415)
       // before tRPC runs, in the service's words: no procedure takes text or FormData.
       trpc.removeContentTypeParser(['application/json', 'text/plain']);
-      // A POST with no Content-Type is refused here, as JSON: tRPC's own refusal comes labelled text/plain.
-      trpc.addHook('preHandler', (request, _reply, done) => {
-        done(request.method === 'POST' && request.headers['content-type'] === undefined ? new FastifyUnsupportedMediaType() : undefined);
-      });
       trpc.addContentTypeParser('application/json', (request, payload: BodyStream, done) => {
         readBodyText(request, payload, (error, body = '') => {
           if (error) done(error);
@@ -98,6 +94,8 @@ export async function registerTrpcRoutes(app: FastifyInstance, { router, createC
         url: '/:path',
         // Either handler reads the URL as it starts: its input is marked, or refused (400) as a POST's body would be.
         handler: (req, res) => {
+          // A POST with no Content-Type is refused as JSON: tRPC's own refusal comes labelled text/plain.
+          if (req.method === 'POST' && req.headers['content-type'] === undefined) throw new FastifyUnsupportedMediaType();
           const { path } = req.params;
           return withMarkedQueryInput(req, () => serving.tryTrpcCall(req, res, path) ?? stockHandler(req, res, path));
         },
