@@ -52,10 +52,11 @@ export class RouteMethods {
   }
 }
 
+/** As Fastify's router matches: a parameter takes any segment, an empty one too (`/trpc/` is `/trpc/:path`'s). */
 function pathMatcher(routePath: string): (path: string) => boolean {
   const source = routePath
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((segment) => (segment.startsWith(':') ? '[^/]*' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
   const pattern = new RegExp(`^${source}$`);
   return (path) => pattern.test(path);

@@ -192,25 +192,28 @@ describe('bearer authentication on POST /plants', () => {
     expect(judged.statusCode).toBe(status);
   });
 
-  it.each(['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND'])(
-    'over /trpc, %s gets a 405 in the tRPC envelope before its token or body is judged',
-    async (method) => {
-      const response = await testApp.app.inject({
-        method,
-        url: '/trpc/createPlant',
-        headers: { 'content-type': 'text/plain' },
-        payload: 'x',
-      });
-      expect(response.statusCode).toBe(405);
-      expect(response.headers.allow).toBe('GET, HEAD, POST');
-      expect(response.json()).toMatchObject({
-        error: {
-          message: `${method} is not allowed on /trpc/createPlant: it answers GET, HEAD, POST`,
-          data: { code: 'METHOD_NOT_SUPPORTED', httpStatus: 405 },
-        },
-      });
-    },
-  );
+  // `/trpc/` is tRPC's route too, with an empty procedure name: GET and POST are judged as calls there.
+  it.each(
+    ['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND'].flatMap((method) => [
+      [method, '/trpc/createPlant'],
+      [method, '/trpc/'],
+    ]),
+  )('over /trpc, %s %s gets a 405 in the tRPC envelope before its token or body is judged', async (method, url) => {
+    const response = await testApp.app.inject({
+      method,
+      url,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'x',
+    });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD, POST');
+    expect(response.json()).toMatchObject({
+      error: {
+        message: `${method} is not allowed on ${url}: it answers GET, HEAD, POST`,
+        data: { code: 'METHOD_NOT_SUPPORTED', httpStatus: 405 },
+      },
+    });
+  });
 
   it.each([
     ['a body that is not JSON', { 'content-type': 'text/plain' }, '{"id":1,"name":"x"}'],
