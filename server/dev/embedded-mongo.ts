@@ -115,7 +115,8 @@ async function createMemoryServer(kind: 'mongod' | 'emulator', binary: Binary, o
         },
       });
     } catch (error) {
-      if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+      // The failed MongoDB may still be writing there as it exits (its lock, a journal, a checkpoint): rm retries then.
+      if (scratch !== undefined) await rm(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       // A port found free is only a guess: another process may bind it first. A port the caller gave is theirs to
       // choose again. The failed MongoDB releases a kept data folder as it exits, which the next one waits for.
       if (options.port !== undefined || attempt === PORT_ATTEMPTS || !isPortTaken(error)) throw error;
