@@ -20,7 +20,7 @@ import { ZodArray } from 'zod';
 import { answeredMethod } from './answered-method.js';
 import type { RestMeta, RestOptions } from './options.js';
 import type { RestOperation } from './rest-operations.js';
-import { heldInputCall, runProcedure } from './run-procedure.js';
+import { heldInputCall, procedureRunner } from './run-procedure.js';
 
 /** The answer is written by the app's reply serializer, so no output mapping for a JSON.stringify of its own. */
 export interface RestDirectCallOptions<TContext> extends Omit<RestOptions<TContext>, 'mapOutput'> {
@@ -57,6 +57,7 @@ function operationCall<TContext>(operation: RestOperation, { createContext, onEr
   const method = operation.method as OpenApiMethod;
   const useBody = acceptsRequestBody(method);
   const { takesInput, arrayKeys } = inputPlan(procedure);
+  const run = procedureRunner(procedure);
 
   // The app's onError rethrows, so its error handler answers.
   const fail = (cause: unknown): never => {
@@ -98,7 +99,7 @@ function operationCall<TContext>(operation: RestOperation, { createContext, onEr
       }
       const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
       const ctx = createContext(request);
-      return runProcedure(procedure, heldInputCall(ctx, input, path, type), (output) => answer(reply, ctx, output, pathname, search), fail);
+      return run(heldInputCall(ctx, input, path, type), (output) => answer(reply, ctx, output, pathname, search), fail);
     } catch (cause) {
       // On to `fail` a turn later, as a failure of the call would go: whatever was thrown, as the handler's await sees it.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown

@@ -124,40 +124,45 @@ class Chain {
   }
 }
 
-/** `procedure(call)` as tRPC runs it; `onData` and `onError` spare a caller that goes on with the answer one promise. */
-export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown>;
-export function runProcedure<T>(
-  procedure: AnyTRPCProcedure,
-  call: ProcedureCall,
-  onData: (data: unknown) => T | PromiseLike<T>,
-  onError: (cause: unknown) => T | PromiseLike<T>,
-): Promise<T>;
-export function runProcedure(
-  procedure: AnyTRPCProcedure,
-  call: ProcedureCall,
-  onData: (data: unknown) => unknown = identity,
-  onError: (cause: unknown) => unknown = rethrow,
-): Promise<unknown> {
-  try {
-    const definition = procedure._def as unknown as RunnableDefinition;
-    if (definition.experimental_caller) return Promise.resolve(procedure(call)).then(onData, onError);
-    const { steps, meta } = planOf(definition);
-    const chain = new Chain(steps, meta, call);
-    let first: MiddlewareResult | Promise<MiddlewareResult>;
-    try {
-      first = chain.start(new Level(call.ctx, undefined, call.getRawInput, call.readRawInputNow));
-    } catch (cause) {
-      first = failed(cause);
-    }
-    // The first level's rejection handler and the chain's answer in one `then`.
-    return Promise.resolve(first).then(
-      (result: MiddlewareResult | undefined) => answerOf(result, onData, onError),
-      (cause: unknown) => onError(getTRPCErrorFromUnknown(cause)),
-    );
-  } catch (cause) {
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown, as an async function rejects with it
-    return Promise.reject(cause);
+/** Runs a call as tRPC's `procedure(call)` does; `onData` and `onError` spare a caller that goes on with the answer one promise. */
+export interface ProcedureRunner {
+  (call: ProcedureCall): Promise<unknown>;
+  <T>(call: ProcedureCall, onData: (data: unknown) => T | PromiseLike<T>, onError: (cause: unknown) => T | PromiseLike<T>): Promise<T>;
+}
+
+/** The procedure's chain read once, for every call the runner makes. */
+export function procedureRunner(procedure: AnyTRPCProcedure): ProcedureRunner {
+  const definition = procedure._def as unknown as RunnableDefinition;
+  if (definition.experimental_caller) {
+    return ((call: ProcedureCall, onData = identity, onError = rethrow) =>
+      Promise.resolve(procedure(call)).then(onData, onError)) as ProcedureRunner;
   }
+  const steps = stepsOf(definition);
+  const { meta } = definition;
+  return (call: ProcedureCall, onData: (data: unknown) => unknown = identity, onError: (cause: unknown) => unknown = rethrow) => {
+    try {
+      const chain = new Chain(steps, meta, call);
+      let first: MiddlewareResult | Promise<MiddlewareResult>;
+      try {
+        first = chain.start(new Level(call.ctx, undefined, call.getRawInput, call.readRawInputNow));
+      } catch (cause) {
+        first = failed(cause);
+      }
+      // The first level's rejection handler and the chain's answer in one `then`.
+      return Promise.resolve(first).then(
+        (result: MiddlewareResult | undefined) => answerOf(result, onData, onError),
+        (cause: unknown) => onError(getTRPCErrorFromUnknown(cause)),
+      );
+    } catch (cause) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects
+      return Promise.reject(cause);
+    }
+  };
+}
+
+/** One call, its procedure's chain read for it alone: for tests. */
+export function runProcedure(procedure: AnyTRPCProcedure, call: ProcedureCall): Promise<unknown> {
+  return procedureRunner(procedure)(call);
 }
 
 const identity = (value: unknown) => value;
@@ -172,22 +177,6 @@ function answerOf(result: MiddlewareResult | undefined, onData: (data: unknown) 
       new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' }),
     );
   return result.ok ? onData(result.data) : onError(result.error);
-}
-
-interface Plan {
-  steps: Step[];
-  meta: unknown;
-}
-
-const plans = new WeakMap<RunnableDefinition, Plan>();
-
-function planOf(definition: RunnableDefinition): Plan {
-  let plan = plans.get(definition);
-  if (plan === undefined) {
-    plan = { steps: stepsOf(definition), meta: definition.meta };
-    plans.set(definition, plan);
-  }
-  return plan;
 }
 
 // tRPC adds one input middleware per `.input()`, in the order of `inputs`, keeps the one `.output()`'s parser in the
@@ -292,6 +281,9 @@ export function createRunnerCaller(
   procedures: ReadonlyMap<string, AnyTRPCProcedure>,
   mapOutput: (output: unknown) => unknown = (output) => output,
 ) {
+  const runners = new Map(
+    [...procedures].map(([path, procedure]) => [path, { run: procedureRunner(procedure), type: procedure._def.type }]),
+  );
   const level = (ctx: unknown, prefix: string): object =>
     new Proxy(
       {},
@@ -299,9 +291,9 @@ export function createRunnerCaller(
         get: (_target, key) => {
           if (typeof key !== 'string') return undefined;
           const path = prefix === '' ? key : `${prefix}.${key}`;
-          const procedure = procedures.get(path);
+          const procedure = runners.get(path);
           if (procedure === undefined) return level(ctx, path);
-          return async (input: unknown) => mapOutput(await runProcedure(procedure, heldInputCall(ctx, input, path, procedure._def.type)));
+          return async (input: unknown) => mapOutput(await procedure.run(heldInputCall(ctx, input, path, procedure.type)));
         },
       },
     );

@@ -3,7 +3,6 @@ import {
   getTRPCErrorShape,
   transformTRPCResponse,
   TRPCError,
-  type AnyTRPCProcedure,
   type AnyTRPCRouter,
   type TRPCDefaultErrorShape,
   type TRPCRootConfig,
@@ -12,7 +11,7 @@ import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answeredMethod } from './answered-method.js';
 import type { TrpcOptions } from './options.js';
-import { isObject, isThenable, proceduresOf, runProcedure } from './run-procedure.js';
+import { isObject, isThenable, procedureRunner, proceduresOf, type ProcedureRunner } from './run-procedure.js';
 
 export interface DirectCallOptions<TContext extends object> extends TrpcOptions<TContext> {
   router: AnyTRPCRouter;
@@ -32,7 +31,11 @@ export function createDirectCall<TContext extends object>({
   const config = router._def._config as TRPCRootConfig<RootTypes>;
   const deserialize = (json: unknown): unknown => config.transformer.input.deserialize(json);
   const parseInput = (text: string): unknown => deserialize(JSON.parse(text));
-  const procedures = new Map([...proceduresOf(router)].filter(([, procedure]) => isSingleCallType(procedure._def.type)));
+  const procedures = new Map<string, SingleCallProcedure>();
+  for (const [path, procedure] of proceduresOf(router)) {
+    const { type } = procedure._def;
+    if (isSingleCallType(type)) procedures.set(path, { type, run: procedureRunner(procedure) });
+  }
 
   const sendError = (
     request: FastifyRequest,
@@ -87,10 +90,9 @@ export function createDirectCall<TContext extends object>({
     request: FastifyRequest,
     reply: FastifyReply,
     path: string,
-    procedure: AnyTRPCProcedure,
+    { type, run }: SingleCallProcedure,
     text: InputText,
   ): Promise<FastifyReply> {
-    const type = procedure._def.type as SingleCallType;
     const input = new CallInput(text, parseInput);
     let ctx: TContext;
     try {
@@ -105,8 +107,7 @@ export function createDirectCall<TContext extends object>({
     if (answeredMethod(request.method) !== ACCEPTED_METHOD[type]) return refuseMethod(request, reply, path, type, ctx);
     // No signal, as with `createCaller`: no procedure here watches for a client going away.
     const call = { path, getRawInput: input.read, readRawInputNow: input.readNow, ctx, type, signal: undefined, batchIndex: 0 };
-    return runProcedure(
-      procedure,
+    return run(
       call,
       (data) => sendData(request, reply, data, type, ctx),
       (cause) => sendError(request, reply, cause, { type, path, input: input.value, ctx }),
@@ -139,6 +140,10 @@ export interface RootTypes {
 }
 
 type SingleCallType = 'query' | 'mutation';
+interface SingleCallProcedure {
+  type: SingleCallType;
+  run: ProcedureRunner;
+}
 const ACCEPTED_METHOD: Record<SingleCallType, string> = { query: 'GET', mutation: 'POST' };
 const isSingleCallType = (type: string): type is SingleCallType => type === 'query' || type === 'mutation';
 
