@@ -27,6 +27,8 @@ export function judgeTokenBeforeBody(
   scopeOf: ScopeOf,
   { before, after }: TokenChecks = {},
 ): onRequestHookHandler {
+  const verdict = (request: FastifyRequest, context: Context, auth: AuthResult) =>
+    refusal(request, context, auth, scopeOf) ?? after?.(request) ?? undefined;
   return (request, _reply, done) => {
     const early = before?.(request);
     if (early) {
@@ -34,17 +36,19 @@ export function judgeTokenBeforeBody(
       return;
     }
     const context = createContext(request);
-    const judged = (auth: AuthResult) => {
-      done(refusal(request, context, auth, scopeOf) ?? after?.(request) ?? undefined);
-    };
     const { auth } = context;
     if (!(auth instanceof Promise)) {
-      judged(auth);
+      done(verdict(request, context, auth));
       return;
     }
-    auth.then(judged, (error: unknown) => {
-      done(fromDomainError(error) ?? (error instanceof Error ? error : new Error(String(error))));
-    });
+    auth.then(
+      (result) => {
+        done(verdict(request, context, result));
+      },
+      (error: unknown) => {
+        done(fromDomainError(error) ?? (error instanceof Error ? error : new Error(String(error))));
+      },
+    );
   };
 }
 

@@ -291,9 +291,9 @@ export function createRunnerCaller(
         get: (_target, key) => {
           if (typeof key !== 'string') return undefined;
           const path = prefix === '' ? key : `${prefix}.${key}`;
-          const procedure = runners.get(path);
-          if (procedure === undefined) return level(ctx, path);
-          return async (input: unknown) => mapOutput(await procedure.run(heldInputCall(ctx, input, path, procedure.type)));
+          const runner = runners.get(path);
+          if (runner === undefined) return level(ctx, path);
+          return async (input: unknown) => mapOutput(await runner.run(heldInputCall(ctx, input, path, runner.type)));
         },
       },
     );
