@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NoRouteError } from '../errors/rest-error.js';
 import { noteAnsweredBeforeBody } from './client-errors.js';
 import { watchClosing } from './graceful-close.js';
 import { isBehindEarlierRequests, PipelinedRequests } from './pipelining.js';
@@ -35,10 +36,13 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
   });
 }
 
-/** Registered after CORS, so that a browser page reads this 400: it sends such a query as written (`?tag=50%off`). */
-export function registerQueryRefusal(app: FastifyInstance): void {
+/**
+ * Registered after CORS, so that a browser page reads these: a query it sends as written (`?tag=50%off`) is a 400; a
+ * method no route serves is answered before Fastify judges its body (which refuses a QUERY without Content-Type).
+ */
+export function registerUrlRefusals(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    done(queryRefusal(request));
+    done(queryRefusal(request) ?? (request.is404 ? new NoRouteError() : undefined));
   });
 }
 

@@ -8,7 +8,7 @@ import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handling.js';
 import { holdContinue } from '../http/expect-continue.js';
 import { registerJsonEdge } from '../http/int64-edge.js';
-import { registerQueryRefusal, registerRequestHooks } from '../http/request-hooks.js';
+import { registerUrlRefusals, registerRequestHooks } from '../http/request-hooks.js';
 import { RouteMethods } from '../http/route-methods.js';
 import { TRPC_PREFIX } from '../routes/trpc-routes.js';
 
@@ -40,7 +40,7 @@ export const httpPlugin = fp<HttpOptions>(
     refuseConnect(app);
     holdContinue(app);
     await registerCors(app, corsOrigins, apiMethods(appRouter), operationHeaders(appRouter));
-    registerQueryRefusal(app);
+    registerUrlRefusals(app);
     // After CORS: its OPTIONS route answers preflights on every path, so it is no path's own method.
     routeMethods.recordRoutes(app);
   },

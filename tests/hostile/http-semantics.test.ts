@@ -263,7 +263,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       '/openapi.json': ['GET', 'HEAD'],
       '/docs': ['GET', 'HEAD'],
     };
-    const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'PROPFIND', 'SEARCH', 'TRACE', 'LOCK'];
+    const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY', 'PROPFIND', 'SEARCH', 'TRACE', 'LOCK'];
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...Object.keys(served)),
@@ -280,6 +280,12 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       ),
       { seed: SEED + 3, numRuns: 80 },
     );
+    // RFC 10008 makes a QUERY without Content-Type a 400 where QUERY is served; where it is not, that is no reason.
+    for (const body of [undefined, 'id=5']) {
+      const answer = await service.exchange(rawRequest('QUERY', '/plants', bearer, body));
+      expectErrorBody(answer, 405, 'QUERY is not allowed on /plants: it answers GET, HEAD, POST');
+      expect(answer.headers.allow).toBe('GET, HEAD, POST');
+    }
     // Unknown paths stay 404, whatever the method.
     for (const method of ['PUT', 'POST', 'GET'])
       expectErrorBody(await service.exchange(rawRequest(method, '/pots', json, method === 'GET' ? undefined : '{}')), 404);
