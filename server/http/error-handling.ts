@@ -22,6 +22,8 @@ export function registerErrorHandling(app: FastifyInstance, trpc: TrpcEndpoint, 
     answerFailure(trpc, error, request, reply, methodsAt);
   });
   // A /trpc path takes GET and POST: another method may reach the REST catch-all, whose refusal is answered as tRPC's.
+  // The http plugin's onRequest hook answers a request no route takes the same way first, before its body is judged;
+  // this is the fallback Fastify would otherwise fill with its own 404.
   app.setNotFoundHandler(async (request, reply) => {
     answerFailure(trpc, new NoRouteError(), request, reply, methodsAt);
   });
