@@ -34,13 +34,15 @@ const NoOutputSchema = z.void();
 
 /**
  * The yardstick: the service's plant operations as plain Fastify routes doing the same work
- * (the same bearer-token check, the same zod schemas for input and output, the same store call,
- * the same int64 JSON writing), added to the service's own app from `buildApp`, so they share
- * the body parser, request ids, CORS, graceful close and error shapes, with none of the tRPC or
- * trpc-to-openapi layers. So the ratios measure those layers.
+ * (the same bearer-token check, the same zod schemas for input and output, the same int64 JSON
+ * writing), added to the service's own app from `buildApp`, so they share the body parser, request
+ * ids, CORS, graceful close, error shapes and store (the app's own MongoDB store, its client and
+ * deadlines, unless a no-op store is given), with none of the tRPC or trpc-to-openapi layers. So
+ * the ratios measure those layers.
  */
-export async function buildBaselineApp(config: AppConfig, store: PlantStore): Promise<FastifyInstance> {
-  const app = await buildApp(config, { store });
+export async function buildBaselineApp(config: AppConfig, noopStore: PlantStore | undefined): Promise<FastifyInstance> {
+  const app = await buildApp(config, noopStore ? { store: noopStore } : {});
+  const store = app.plantStore;
   const verifyToken = createTokenVerifier(config.apiTokens);
   app.post(BASELINE_PATH, createPlantRoute(verifyToken, store));
   app.get(BASELINE_PATH, listPlantsRoute(verifyToken, store));

@@ -1,11 +1,12 @@
 /** Messages between the benchmark and a server child, over the IPC channel the launcher opens. */
 
 /**
- * Which server a child runs: the plain-Fastify yardstick (in the service's app), the same route in
- * a bare Fastify app (for reference), the service from `buildApp` (also with metrics, or tracing,
- * on: bench/observed-service.ts), or a peer stack doing the same work (bench/peers/).
+ * Which server a child runs: the plain-Fastify yardstick (in the service's app), the same again in
+ * processes of its own (`baseline-copy`: what the spread between processes of one code is), the same
+ * route in a bare Fastify app (for reference), the service from `buildApp` (also with metrics, or
+ * tracing, on: bench/observed-service.ts), or a peer stack doing the same work (bench/peers/).
  */
-export type ServerKind = 'baseline' | 'bare' | ServiceKind | PeerKind;
+export type ServerKind = 'baseline' | 'baseline-copy' | 'bare' | ServiceKind | PeerKind;
 export type ServiceKind = 'service' | 'service-metrics' | 'service-tracing';
 export type PeerKind = 'peer-fastify-zod' | 'peer-hono' | 'peer-orpc';
 export type StoreKind = 'noop' | 'mongo';

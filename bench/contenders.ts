@@ -307,6 +307,13 @@ export const DELETE: Operation = {
       expected: { status: 200, body: { result: {} } },
       reference: true,
     },
+    {
+      label: 'reference: the baseline again, in processes of its own (A/A)',
+      server: 'baseline-copy',
+      request: (token) => deleteByPathRequest(BASELINE_PATH, token),
+      expected: { status: 204, body: undefined },
+      reference: true,
+    },
     ...peerContenders((token) => deleteByPathRequest('/plants', token), { status: 204, body: undefined }),
   ],
 };

@@ -38,25 +38,27 @@ function readConfig(): AppConfig {
 }
 
 /**
- * The service builds its own MongoDB store, as in production; the baseline, the reference route
- * and the peers get one built here from the same public parts, or the no-op store. Returns the
- * listening server.
+ * The service and the baseline, in the service's app, use the app's own MongoDB store, as in
+ * production; the reference route and the peers get one built here from the same public parts; or
+ * all the no-op store. Returns the listening server.
  */
 async function start(config: AppConfig): Promise<PeerServer> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
   const kind = process.env[SERVER_KIND_ENV] as ServerKind | undefined;
   if (kind === 'service' || kind === 'service-metrics' || kind === 'service-tracing')
     return listen(await buildApp(config, noop ? { store: new NoopPlantStore() } : {}), config);
-  if (kind !== 'baseline' && kind !== 'bare' && !isPeer(kind))
+  if (kind === 'baseline' || kind === 'baseline-copy')
+    return listen(await buildBaselineApp(config, noop ? new NoopPlantStore() : undefined), config);
+  if (kind !== 'bare' && !isPeer(kind))
     throw new Error(
-      `${SERVER_KIND_ENV} must be one of service, service-metrics, service-tracing, baseline, bare, ${Object.keys(PEERS).join(', ')}`,
+      `${SERVER_KIND_ENV} must be one of service, service-metrics, service-tracing, baseline, baseline-copy, bare, ${Object.keys(PEERS).join(', ')}`,
     );
   const { store, close } = noop ? { store: new NoopPlantStore(), close: async () => undefined } : mongoStore(config);
   if (isPeer(kind)) {
     const server = await PEERS[kind](config, store);
     return { close: () => server.close().finally(close) };
   }
-  const app = kind === 'baseline' ? await buildBaselineApp(config, store) : buildBareBaselineApp(config, store);
+  const app = buildBareBaselineApp(config, store);
   app.addHook('onClose', close);
   return listen(app, config);
 }
