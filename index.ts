@@ -2,7 +2,7 @@
 export { appRouter, createCaller, type AppRouter } from './routers/app.js';
 export { createContextFactory, type Context } from './routers/context.js';
 export { createPlantStoreClient, exactIntegerFetch, int64Transformer, trpcUrl, type PlantStoreClientOptions } from './client/index.js';
-export { buildApp, createAppCaller, type AppConfig } from './server/app.js';
+export { buildApp, createAppCaller, type AppConfig, type AppOptions } from './server/app.js';
 export { loadConfig, type Config } from './server/config.js';
 export { createTokenVerifier } from './server/auth/bearer-tokens.js';
 export { MongoPlantStore, PLANTS_COLLECTION, TAG_INDEX, type PlantDocument } from './server/plants/mongo-plant-store.js';

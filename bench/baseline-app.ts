@@ -13,6 +13,7 @@ import {
   PlantNotFoundError,
   entityTagOf,
   type AppConfig,
+  type AppOptions,
   type Plant,
   type PlantStore,
 } from '../index.js';
@@ -37,11 +38,11 @@ const NoOutputSchema = z.void();
  * (the same bearer-token check, the same zod schemas for input and output, the same int64 JSON
  * writing), added to the service's own app from `buildApp`, so they share the body parser, request
  * ids, CORS, graceful close, error shapes and store (the app's own MongoDB store, its client and
- * deadlines, unless a no-op store is given), with none of the tRPC or trpc-to-openapi layers. So
+ * deadlines, unless `options` give a store), with none of the tRPC or trpc-to-openapi layers. So
  * the ratios measure those layers.
  */
-export async function buildBaselineApp(config: AppConfig, noopStore: PlantStore | undefined): Promise<FastifyInstance> {
-  const app = await buildApp(config, noopStore ? { store: noopStore } : {});
+export async function buildBaselineApp(config: AppConfig, options: AppOptions): Promise<FastifyInstance> {
+  const app = await buildApp(config, options);
   const store = app.plantStore;
   const verifyToken = createTokenVerifier(config.apiTokens);
   app.post(BASELINE_PATH, createPlantRoute(verifyToken, store));

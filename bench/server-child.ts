@@ -45,10 +45,10 @@ function readConfig(): AppConfig {
 async function start(config: AppConfig): Promise<PeerServer> {
   const noop = process.env[STORE_KIND_ENV] !== 'mongo';
   const kind = process.env[SERVER_KIND_ENV] as ServerKind | undefined;
+  const appOptions = noop ? { store: new NoopPlantStore() } : {};
   if (kind === 'service' || kind === 'service-metrics' || kind === 'service-tracing')
-    return listen(await buildApp(config, noop ? { store: new NoopPlantStore() } : {}), config);
-  if (kind === 'baseline' || kind === 'baseline-copy')
-    return listen(await buildBaselineApp(config, noop ? new NoopPlantStore() : undefined), config);
+    return listen(await buildApp(config, appOptions), config);
+  if (kind === 'baseline' || kind === 'baseline-copy') return listen(await buildBaselineApp(config, appOptions), config);
   if (kind !== 'bare' && !isPeer(kind))
     throw new Error(
       `${SERVER_KIND_ENV} must be one of service, service-metrics, service-tracing, baseline, baseline-copy, bare, ${Object.keys(PEERS).join(', ')}`,
