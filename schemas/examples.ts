@@ -170,9 +170,17 @@ export function sharedAnswers(
   } satisfies Record<number, { description: string; example: OperationExample }>;
 }
 
-export function notAPlantIdAnswer(method: 'GET' | 'DELETE' | 'PATCH') {
+/** Every 400 a read or a delete can get, in its description; the example is the likeliest. */
+const NOT_A_PLANT_ID = {
+  GET: 'The id is not an int64, the request has a query parameter (none is taken), or If-Match is neither `*` nor entity tags',
+  DELETE:
+    'The id is not an int64, the request has a query parameter (none is taken) or a body, or If-Match or If-None-Match ' +
+    'is neither `*` nor entity tags',
+} as const;
+
+export function notAPlantIdAnswer(method: keyof typeof NOT_A_PLANT_ID) {
   return {
-    description: 'The id is not an int64',
+    description: NOT_A_PLANT_ID[method],
     example: {
       name: 'idNotInteger',
       summary: 'The id is not an int64',
@@ -180,7 +188,6 @@ export function notAPlantIdAnswer(method: 'GET' | 'DELETE' | 'PATCH') {
         token: 'valid',
         method,
         url: '/plants/fern',
-        ...(method === 'PATCH' && { contentType: 'application/merge-patch+json', body: { name: 'Fern' } }),
       },
       response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
     },

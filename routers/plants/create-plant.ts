@@ -42,7 +42,7 @@ export const createPlant = protectedProcedure
       },
       errors: {
         400: {
-          description: 'Invalid input or malformed JSON',
+          description: 'Invalid input or malformed JSON, or the request has a query parameter (none is taken)',
           example: {
             name: 'idNotInteger',
             summary: 'The id is not an integer',

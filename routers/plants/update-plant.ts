@@ -40,7 +40,9 @@ export const updatePlant = protectedProcedure
       },
       errors: {
         400: {
-          description: 'Invalid change, an id in the body, unknown fields, or malformed JSON',
+          description:
+            'Invalid change, an id in the body, unknown fields or malformed JSON; the id in the path is not an int64, the ' +
+            'request has a query parameter (none is taken), or If-Match or If-None-Match is neither `*` nor entity tags',
           example: {
             name: 'nameNull',
             summary: 'A plant always has a name: null cannot remove it',

@@ -101,8 +101,25 @@ describe('POST /plants matches the interface', () => {
 
 describe('error answers per operation', () => {
   it.each([
-    ['/plants', 'post', '400', 'Invalid input or malformed JSON'],
-    ['/plants/{id}', 'get', '400', 'The id is not an int64'],
+    ['/plants', 'post', '400', 'Invalid input or malformed JSON, or the request has a query parameter (none is taken)'],
+    [
+      '/plants/{id}',
+      'get',
+      '400',
+      'The id is not an int64, the request has a query parameter (none is taken), or If-Match is neither `*` nor entity tags',
+    ],
+    [
+      '/plants/{id}',
+      'patch',
+      '400',
+      'Invalid change, an id in the body, unknown fields or malformed JSON; the id in the path is not an int64, the request has a query parameter (none is taken), or If-Match or If-None-Match is neither `*` nor entity tags',
+    ],
+    [
+      '/plants/{id}',
+      'delete',
+      '400',
+      'The id is not an int64, the request has a query parameter (none is taken) or a body, or If-Match or If-None-Match is neither `*` nor entity tags',
+    ],
     [
       '/plants/{id}',
       'get',
