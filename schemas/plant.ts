@@ -26,11 +26,15 @@ const nameSchema = (whenNull = 'name must be a string') =>
 
 const plantName = nameSchema();
 
-const plantTag = z
-  .string({ error: 'tag must be a string' })
-  .max(MAX_TAG_LENGTH, { error: `tag must be at most ${MAX_TAG_LENGTH} characters` })
-  .refine(isWellFormed, { error: 'tag must be valid Unicode text' })
-  .meta({ description: 'Tag that specifies the type of the plant', examples: ['tropical'] });
+/** `notAString` words the refusal of another type: in a merge patch, null is allowed too. */
+const tagSchema = (notAString = 'tag must be a string') =>
+  z
+    .string({ error: notAString })
+    .max(MAX_TAG_LENGTH, { error: `tag must be at most ${MAX_TAG_LENGTH} characters` })
+    .refine(isWellFormed, { error: 'tag must be valid Unicode text' })
+    .meta({ description: 'Tag that specifies the type of the plant', examples: ['tropical'] });
+
+const plantTag = tagSchema();
 
 const plantId = int64Field('id', { description: 'Identification number of the plant', examples: [42] });
 
@@ -77,7 +81,7 @@ export type StoredPlant = z.infer<typeof StoredPlantSchema>;
 const updatePlantShape = {
   id: int64Parameter('id', 'Identification number of the plant'),
   name: nameSchema('name must be a string, not null: a plant always has a name').optional(),
-  tag: plantTag
+  tag: tagSchema('tag must be a string, or null to remove the tag')
     .nullable()
     .meta({ description: 'Tag that specifies the type of the plant; null removes it', examples: ['tropical'] })
     .optional(),

@@ -113,7 +113,7 @@ describe('PATCH /plants/{id}', () => {
     [{ name: '' }, 'name must not be empty'],
     [{ name: null }, 'name must be a string, not null: a plant always has a name'],
     [{ name: 42 }, 'name must be a string'],
-    [{ tag: 7 }, 'tag must be a string'],
+    [{ tag: 7 }, 'tag must be a string, or null to remove the tag'],
     [{ tag: 'x'.repeat(101) }, 'tag must be at most 100 characters'],
     [{ id: 2, name: 'Fern' }, 'the body must not hold "id": the path gives it, and it never changes'],
     [{ id: 1 }, 'the body must not hold "id"'],
