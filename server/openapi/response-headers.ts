@@ -18,7 +18,8 @@ export const RESPONSE_HEADERS = {
   },
   ETag: {
     description:
-      "The plant's strong entity tag: it changes when, and only when, the plant changes. Send it back in `If-Match` " +
+      "The plant's strong entity tag: it changes when, and only when, the plant changes (a plant deleted and created " +
+      'again may answer the tags of the earlier one). Send it back in `If-Match` ' +
       'to change or delete the plant only while it is as read, or in `If-None-Match` to read it only when it has changed',
     schema: { type: 'string' as const },
   },
