@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
-import { documentText } from '../helpers/readme.js';
+import { documentBlocks, documentText } from '../helpers/readme.js';
 import { killIfRunning, LISTENING, PROJECT_ROOT, run, runToEnd, type Command } from '../helpers/processes.js';
 import { writeStrictTsconfig } from '../helpers/strict-tsconfig.js';
 
@@ -154,6 +154,20 @@ describe('the client package, packed and installed in a strict TypeScript app wi
       'list bigint 7, bigint 9007199254740993; get bigint 7',
       'refused BAD_REQUEST',
     ]);
+  }, 60_000);
+
+  it("runs the README's change of a plant as written, the address and token the service's", async () => {
+    const [changing = ''] = documentBlocks('packages/client/README.md', 'ts').filter((block) => block.includes('ifMatch: etag'));
+    const program = changing
+      .replace("'http://127.0.0.1:3000'", "process.env.PLANT_STORE_URL ?? ''")
+      .replace("'my-token'", "process.env.PLANT_STORE_TOKEN ?? ''");
+    expect(program).toContain('process.env.PLANT_STORE_TOKEN');
+    await writeFile(join(app, 'src', 'readme-changes.ts'), program);
+    await tsc();
+    await runApp('readme-changes.js');
+    // Deleted with the tag of the change before it: each conditional call held.
+    const read = await fetch(`${env.PLANT_STORE_URL}/plants/42`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(read.status).toBe(404);
   }, 60_000);
 
   it("the service package's plant-store/client export compiles the same way and keeps ids exact", async () => {
