@@ -55,6 +55,14 @@ export function int64Field(name: string, meta: { description: string; examples: 
 }
 
 /** Over HTTP parameters are text, so digits are taken, exact at any size. */
+/** An int64's digits written otherwise (`042`, `+42`) are named as such, not as out of range. */
+function textProblem(name: string, text: string): string {
+  if (!/^[+-]?\d+$/.test(text)) return outOfRange(name);
+  const value = BigInt(text);
+  if (value < INT64_MIN || value > INT64_MAX) return outOfRange(name);
+  return `${name} must be written plainly, as ${value}: no leading zero or plus sign`;
+}
+
 export function int64Parameter(name: string, description: string) {
   const exactly =
     `${description}: an int64, as its decimal digits. Values beyond ±(2^53−1) need a JSON parser that ` +
@@ -64,7 +72,7 @@ export function int64Parameter(name: string, description: string) {
       // Text that is not an int64's digits: the range says what would be. A query that repeats it arrives as an array.
       error: (failure) =>
         typeof failure.input === 'string'
-          ? outOfRange(name)
+          ? textProblem(name, failure.input)
           : Array.isArray(failure.input)
             ? `${name} may be given once`
             : int64Problem(name, failure.input),

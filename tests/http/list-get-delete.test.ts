@@ -99,6 +99,7 @@ describe('GET /plants', () => {
     ['after=abc', 'after must be an integer from -9223372036854775808 to 9223372036854775807'],
     ['after=9223372036854775808', 'after must be an integer from -9223372036854775808 to 9223372036854775807'],
     ['after=1.5', 'after must be an integer from -9223372036854775808 to 9223372036854775807'],
+    ['after=042', 'after must be written plainly, as 42: no leading zero or plus sign'],
     ['limt=10', 'unknown parameter "limt": listing plants takes only limit, tag and after'],
     ['limit=1&limit=2', 'limit may be given once'],
     ['after=1&after=2', 'after may be given once'],
@@ -128,6 +129,16 @@ describe('GET /plants/{id}', () => {
 
   it.each(['abc', '1.5', '9223372036854775808', '0x10', '%20'])('answers 400 for the id %s', async (id) => {
     expectError(await get(`/plants/${id}`), 400, 'id must be an integer from -9223372036854775808 to 9223372036854775807');
+  });
+
+  it.each([
+    ['042', 42],
+    ['+42', 42],
+    ['-042', -42],
+    ['00', 0],
+    ['+09223372036854775807', '9223372036854775807'],
+  ])('answers 400 for the id %s, naming how it is written', async (id, plainly) => {
+    expectError(await get(`/plants/${id}`), 400, `id must be written plainly, as ${plainly}: no leading zero or plus sign`);
   });
 });
 
