@@ -13,7 +13,8 @@ export interface Principal {
 /** A refusal's reason is for clients to read: it never holds the token itself. */
 export type AuthResult =
   | { readonly status: 'valid'; readonly principal: Principal }
-  | { readonly status: 'missing' }
+  /** `otherScheme`: the Authorization header holds a credential of another scheme (Basic, say). */
+  | { readonly status: 'missing'; readonly otherScheme?: true }
   | { readonly status: 'invalid'; readonly reason: string }
   | { readonly status: 'unavailable'; readonly retryAfterS: number };
 
@@ -46,7 +47,9 @@ export function admit(auth: AuthResult, scope: Scope | undefined): Principal {
 function messageOf(refusal: AuthRefusal): string {
   switch (refusal.status) {
     case 'missing':
-      return 'missing bearer token: send the header Authorization: Bearer <token>';
+      return refusal.otherScheme
+        ? 'missing bearer token: the Authorization header holds another scheme; send Authorization: Bearer <token>'
+        : 'missing bearer token: send the header Authorization: Bearer <token>';
     case 'invalid':
       return `invalid bearer token: ${refusal.reason}`;
     case 'forbidden':

@@ -16,6 +16,7 @@ export interface NamedTokenHash {
 }
 
 export const MISSING: AuthResult = { status: 'missing' };
+const OTHER_SCHEME: AuthResult = { status: 'missing', otherScheme: true };
 export const NOT_BEARER: AuthResult = { status: 'invalid', reason: 'the Authorization header must be Bearer and one token' };
 export const NOT_ACCEPTED: AuthResult = { status: 'invalid', reason: 'it is not a token this service accepts' };
 
@@ -27,7 +28,7 @@ export function bearerToken(authorization: string | undefined): string | AuthRes
   if (authorization === undefined || authorization.trim() === '') return MISSING;
   const token = BEARER.exec(authorization)?.[1];
   if (token !== undefined) return token;
-  return BEARER_SCHEME.test(authorization) ? NOT_BEARER : MISSING;
+  return BEARER_SCHEME.test(authorization) ? NOT_BEARER : OTHER_SCHEME;
 }
 
 /** Every scope: a static token may do everything. */
