@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testMongoUri } from '../helpers/app.js';
 import { freePort, startService, type ServiceProcess } from '@plant-store/service-launcher';
 import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from '@plant-store/service-launcher';
@@ -50,11 +50,17 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
     const { response, traceId, insert } = await createTraced(service.url, collector);
     expect(insert?.attributes['db.system'] ?? insert?.attributes['db.system.name']).toBe('mongodb');
 
-    const line = service
-      .output()
-      .split('\n')
-      .find((text) => text.includes('"request completed"') && text.includes(`"reqId":"${response.headers.get('x-request-id')}"`));
-    expect(line && (JSON.parse(line) as { traceId?: string }).traceId).toBe(traceId);
+    // The log line is written once the answer has gone out, so it may come just after it.
+    await vi.waitFor(
+      () => {
+        const line = service
+          .output()
+          .split('\n')
+          .find((text) => text.includes('"request completed"') && text.includes(`"reqId":"${response.headers.get('x-request-id')}"`));
+        expect(line && (JSON.parse(line) as { traceId?: string }).traceId).toBe(traceId);
+      },
+      { timeout: 5_000 },
+    );
   });
 
   it('names tRPC spans after the procedure route, never the raw query', async () => {
