@@ -13,8 +13,11 @@ export interface Principal {
 /** A refusal's reason is for clients to read: it never holds the token itself. */
 export type AuthResult =
   | { readonly status: 'valid'; readonly principal: Principal }
-  /** `otherScheme`: the Authorization header holds a credential of another scheme (Basic, say). */
-  | { readonly status: 'missing'; readonly otherScheme?: true }
+  | {
+      readonly status: 'missing';
+      /** The Authorization header holds something other than a bearer token (Basic credentials, say). */
+      readonly otherScheme?: true;
+    }
   | { readonly status: 'invalid'; readonly reason: string }
   | { readonly status: 'unavailable'; readonly retryAfterS: number };
 
@@ -48,7 +51,7 @@ function messageOf(refusal: AuthRefusal): string {
   switch (refusal.status) {
     case 'missing':
       return refusal.otherScheme
-        ? 'missing bearer token: the Authorization header holds another scheme; send Authorization: Bearer <token>'
+        ? 'missing bearer token: the Authorization header does not start with Bearer; send Authorization: Bearer <token>'
         : 'missing bearer token: send the header Authorization: Bearer <token>';
     case 'invalid':
       return `invalid bearer token: ${refusal.reason}`;

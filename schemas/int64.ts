@@ -54,7 +54,6 @@ export function int64Field(name: string, meta: { description: string; examples: 
     .meta({ ...meta, description, override: { type: 'integer', format: 'int64' } });
 }
 
-/** Over HTTP parameters are text, so digits are taken, exact at any size. */
 /** An int64's digits written otherwise (`042`, `+42`) are named as such, not as out of range. */
 function textProblem(name: string, text: string): string {
   if (!/^[+-]?\d+$/.test(text)) return outOfRange(name);
@@ -63,13 +62,14 @@ function textProblem(name: string, text: string): string {
   return `${name} must be written plainly, as ${value}: no leading zero or plus sign`;
 }
 
+/** Over HTTP parameters are text, so digits are taken, exact at any size. */
 export function int64Parameter(name: string, description: string) {
   const exactly =
     `${description}: an int64, as its decimal digits. Values beyond ±(2^53−1) need a JSON parser that ` +
     `keeps big integers where the id is read from an answer; ${EXACT_IN_JAVASCRIPT}. Send the digits as read, never a rounded number.`;
   return z
     .custom<Int64 | string>((value) => toInt64(value) !== undefined, {
-      // Text that is not an int64's digits: the range says what would be. A query that repeats it arrives as an array.
+      // Text: how to write it, or the range. A query that repeats it arrives as an array.
       error: (failure) =>
         typeof failure.input === 'string'
           ? textProblem(name, failure.input)

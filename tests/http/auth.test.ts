@@ -21,12 +21,13 @@ const withAuthorization = (authorization?: string) => ({
 
 describe('bearer authentication on POST /plants', () => {
   const NO_TOKEN = 'missing bearer token: send the header Authorization: Bearer <token>';
-  const OTHER_SCHEME = 'missing bearer token: the Authorization header holds another scheme; send Authorization: Bearer <token>';
+  const OTHER_SCHEME = 'missing bearer token: the Authorization header does not start with Bearer; send Authorization: Bearer <token>';
   it.each([
     ['no token is sent', undefined, NO_TOKEN],
     ['an empty Authorization is sent', ' ', NO_TOKEN],
     ['another scheme is sent (RFC 6750 section 3.1: no error code)', `Basic ${TEST_TOKEN}`, OTHER_SCHEME],
     ['a scheme that only starts as Bearer is sent', `Bearerx ${TEST_TOKEN}`, OTHER_SCHEME],
+    ['a token without its scheme is sent', TEST_TOKEN, OTHER_SCHEME],
   ])('401 with WWW-Authenticate: Bearer when %s', async (_case, authorization, message) => {
     const response = await postPlant(testApp.app, { id: 1, name: 'x' }, withAuthorization(authorization));
     expect(response.statusCode).toBe(401);
