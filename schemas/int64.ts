@@ -58,7 +58,7 @@ export function int64Field(name: string, meta: { description: string; examples: 
 function textProblem(name: string, text: string): string {
   if (!/^[+-]?\d+$/.test(text)) return outOfRange(name);
   const value = BigInt(text);
-  if (value < INT64_MIN || value > INT64_MAX) return outOfRange(name);
+  if (!isInt64(value)) return outOfRange(name);
   return `${name} must be written plainly, as ${value}: no leading zero or plus sign`;
 }
 

@@ -28,8 +28,7 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string' as const },
   },
   Link: {
-    description:
-      'The next page, while more plants follow, with the same `tag` if one was asked: ' + '`</plants?limit=…&after=…>; rel="next"`',
+    description: 'The next page while more plants follow, keeping any `tag` asked: `</plants?limit=…&after=…>; rel="next"`',
     schema: { type: 'string' as const },
   },
 };

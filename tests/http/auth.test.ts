@@ -19,12 +19,13 @@ const withAuthorization = (authorization?: string) => ({
   ...(authorization !== undefined && { authorization }),
 });
 
+const MISSING = 'missing bearer token: send the header Authorization: Bearer <token>';
+
 describe('bearer authentication on POST /plants', () => {
-  const NO_TOKEN = 'missing bearer token: send the header Authorization: Bearer <token>';
   const OTHER_SCHEME = 'missing bearer token: the Authorization header does not start with Bearer; send Authorization: Bearer <token>';
   it.each([
-    ['no token is sent', undefined, NO_TOKEN],
-    ['an empty Authorization is sent', ' ', NO_TOKEN],
+    ['no token is sent', undefined, MISSING],
+    ['an empty Authorization is sent', ' ', MISSING],
     ['another scheme is sent (RFC 6750 section 3.1: no error code)', `Basic ${TEST_TOKEN}`, OTHER_SCHEME],
     ['a scheme that only starts as Bearer is sent', `Bearerx ${TEST_TOKEN}`, OTHER_SCHEME],
     ['a token without its scheme is sent', TEST_TOKEN, OTHER_SCHEME],
@@ -81,7 +82,7 @@ describe('bearer authentication on POST /plants', () => {
   ])('judges the token before the body: without one, %s gets the 401', async (_case, method, url, contentType, payload) => {
     const refused = await testApp.app.inject({ method, url, headers: { 'content-type': contentType }, payload });
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toStrictEqual({ error: 401, message: 'missing bearer token: send the header Authorization: Bearer <token>' });
+    expect(refused.json()).toStrictEqual({ error: 401, message: MISSING });
     const judged = await testApp.app.inject({
       method,
       url,
@@ -116,7 +117,6 @@ describe('bearer authentication on POST /plants', () => {
     expect(emptyDelete.statusCode).toBe(204);
   });
 
-  const MISSING = 'missing bearer token: send the header Authorization: Bearer <token>';
   const refusedCall = (path: string) => ({
     error: { message: MISSING, code: -32001, data: { code: 'UNAUTHORIZED', httpStatus: 401, path } },
   });
