@@ -15,7 +15,10 @@ export type EntityTagCondition = { any: true } | { any: false; tags: { tag: stri
 
 const LIST_MEMBER = /^\s*(?:(W\/)?("[\x21\x23-\x7e\x80-\xff]*"))?\s*(?:,|$)/;
 
-/** Reads a header value of RFC 9110's `"*" / #entity-tag`, empty list elements allowed; undefined for one that is neither. */
+/**
+ * Reads a header value of RFC 9110's `"*" / #entity-tag`, empty list elements allowed; undefined for one that is neither.
+ * A list of no tags is a list all the same: an If-Match of it matches nothing, an If-None-Match of it anything.
+ */
 export function parseEntityTagCondition(value: string): EntityTagCondition | undefined {
   if (value.trim() === '*') return { any: true };
   const tags: { tag: string; weak: boolean }[] = [];
@@ -26,7 +29,7 @@ export function parseEntityTagCondition(value: string): EntityTagCondition | und
     if (member[2]) tags.push({ tag: member[2], weak: member[1] !== undefined });
     rest = rest.slice(member[0].length);
   }
-  return tags.length === 0 ? undefined : { any: false, tags };
+  return { any: false, tags };
 }
 
 /** If-Match compares strongly: a weak tag never matches. */
@@ -68,12 +71,18 @@ function bothMatching(first: EntityTagCondition, second: EntityTagCondition): En
   return { any: false, tags: tags.map(({ tag, weak }) => ({ tag, weak: weak || !matchesStrongly(second, tag) })) };
 }
 
-/** A failed condition's header; `weakIfMatch`: If-Match named the plant's tag, but weak (a proxy that compresses weakens tags). */
-export type FailedCondition = ConditionHeader | 'weakIfMatch';
+/**
+ * A failed condition's header; `weakIfMatch`: If-Match named the plant's tag, but weak (a proxy that compresses weakens
+ * tags); `emptyIfMatch`: If-Match named no tag at all (a client that sent the ETag it did not have).
+ */
+export type FailedCondition = ConditionHeader | 'weakIfMatch' | 'emptyIfMatch';
 
 /** The condition `entityTag` fails, If-Match first; undefined when the precondition holds. */
 export function failedCondition({ ifMatch, ifNoneMatch }: Precondition, entityTag: string): FailedCondition | undefined {
-  if (ifMatch && !matchesStrongly(ifMatch, entityTag)) return matchesWeakly(ifMatch, entityTag) ? 'weakIfMatch' : 'If-Match';
+  if (ifMatch && !matchesStrongly(ifMatch, entityTag)) {
+    if (matchesWeakly(ifMatch, entityTag)) return 'weakIfMatch';
+    return !ifMatch.any && ifMatch.tags.length === 0 ? 'emptyIfMatch' : 'If-Match';
+  }
   if (ifNoneMatch && matchesWeakly(ifNoneMatch, entityTag)) return 'If-None-Match';
   return undefined;
 }

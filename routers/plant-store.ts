@@ -40,6 +40,8 @@ const preconditionMessages: Record<FailedCondition, (id: Int64) => string> = {
   weakIfMatch: (id) =>
     `If-Match names the entity tag of the plant with id ${id} only as weak (W/), and If-Match compares strongly: ` +
     'send the ETag as the plant was answered with, without W/',
+  emptyIfMatch: (id) =>
+    `If-Match names no entity tag, so the plant with id ${id} cannot match it: send the ETag the plant was answered with`,
   'If-None-Match': (id) =>
     `the plant with id ${id} exists with an entity tag If-None-Match names (* names any): the request was not carried out`,
 };

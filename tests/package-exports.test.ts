@@ -47,5 +47,7 @@ it('lets a store of its own tell a failed condition, and the header it failed on
   expect(told([etag])).toBeUndefined();
   expect(told(['"stale"'])).toMatchObject({ condition: 'If-Match', header: 'If-Match' });
   expect(told([`W/${etag}`])).toMatchObject({ condition: 'weakIfMatch', header: 'If-Match' });
+  expect(told([', '])).toMatchObject({ condition: 'emptyIfMatch', header: 'If-Match' });
+  expect(told([], '')).toBeUndefined();
   expect(told([], etag)).toMatchObject({ condition: 'If-None-Match', header: 'If-None-Match' });
 });

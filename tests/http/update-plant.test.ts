@@ -199,6 +199,14 @@ describe('If-Match', () => {
       400,
       'If-Match must be * or a comma-separated list of entity tags',
     );
+    // A list of no tags (RFC 9110's #rule allows it) names nothing the plant can match: 412, not a bad request.
+    for (const empty of ['', ' , ,']) {
+      await expectError(
+        await patch('/plants/1', { name: 'x' }, { ...MERGE_PATCH, 'if-match': empty }),
+        412,
+        'If-Match names no entity tag, so the plant with id 1 cannot match it: send the ETag the plant was answered with',
+      );
+    }
     expect(await (await send('GET', '/plants/1')).json()).toEqual({ id: 1, name: 'Fern', tag: 'shade' });
     // Empty list elements count for nothing (RFC 9110 section 5.6.1).
     const listed = await patch('/plants/1', { name: 'Lady fern' }, { ...MERGE_PATCH, 'if-match': `"a", , ${etag},` });
@@ -210,6 +218,7 @@ describe('If-Match', () => {
     const etag = (await create({ id: 3, name: 'Fern' })).headers.get('etag') ?? '';
     await expectError(await send('DELETE', '/plants/3', { ...auth, 'if-match': '"stale"' }), 412, 'the plant with id 3 has changed');
     await expectError(await send('DELETE', '/plants/3', { ...auth, 'if-match': `W/${etag}` }), 412, 'only as weak (W/)');
+    await expectError(await send('DELETE', '/plants/3', { ...auth, 'if-match': '' }), 412, 'If-Match names no entity tag');
     expect((await send('GET', '/plants/3')).status).toBe(200);
     expect((await send('DELETE', '/plants/3', { ...auth, 'if-match': etag })).status).toBe(204);
     await expectError(await send('DELETE', '/plants/3', { ...auth, 'if-match': etag }), 404, 'no plant with id 3');
@@ -241,6 +250,8 @@ describe('the other conditions RFC 9110 names, on every operation that answers o
     }
     await expectError(await patch('/plants/7', { name: 'x' }, { ...MERGE_PATCH, 'if-none-match': 'bare' }), 400, 'If-None-Match must be');
     expect(await (await send('GET', '/plants/7')).json()).toEqual({ id: 7, name: 'Fern' });
+    // A list of no tags names nothing the plant could match, so the change goes ahead.
+    expect((await patch('/plants/7', { name: 'Fern' }, { ...MERGE_PATCH, 'if-none-match': '' })).status).toBe(200);
     const changed = await patch('/plants/7', { name: 'Lady fern' }, { ...MERGE_PATCH, 'if-none-match': '"another"' });
     expect(changed.status).toBe(200);
     expect(await changed.json()).toEqual({ id: 7, name: 'Lady fern' });
