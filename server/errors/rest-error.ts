@@ -32,8 +32,13 @@ interface HttpStatusError {
   headers?: Record<string, string>;
 }
 
-/** The methods the app serves at a URL's path, for 405 rather than 404. */
-export type MethodsAt = (url: string) => readonly string[];
+/** What a path serves, for 405 rather than 404: its methods, and the media types its PATCH takes. */
+export interface ServedMethods {
+  methods: readonly string[];
+  patchMediaTypes: readonly string[];
+}
+
+export type MethodsAt = (url: string) => ServedMethods;
 
 /** No operation serves the request's method at its URL: a 404, or a 405 where the path serves other methods. */
 export class NoRouteError extends Error {
@@ -47,12 +52,20 @@ export function toRestError(error: unknown, request: RequestInfo, methodsAt?: Me
   return internalError(request);
 }
 
-/** A HEAD is worded as the GET it stands for, so that both answers have the same length. */
-function notFound(request: Pick<RequestInfo, 'method' | 'url'>, allowed: readonly string[] = []): RestError {
+/**
+ * A HEAD is worded as the GET it stands for, so that both answers have the same length. A path that takes PATCH says
+ * in `Accept-Patch` how (RFC 5789 section 3.1), an OPTIONS's 405 included.
+ */
+function notFound(request: Pick<RequestInfo, 'method' | 'url'>, served?: ServedMethods): RestError {
   const method = answeredMethod(request.method);
+  const allowed = served?.methods ?? [];
   if (allowed.length === 0 || allowed.includes(method)) return restError(404, `no route for ${method} ${request.url}`);
   const allow = allowed.join(', ');
-  return restError(405, `${method} is not allowed on ${request.url.split('?', 1)[0] ?? ''}: it answers ${allow}`, { allow });
+  const patchMediaTypes = served?.patchMediaTypes ?? [];
+  return restError(405, `${method} is not allowed on ${request.url.split('?', 1)[0] ?? ''}: it answers ${allow}`, {
+    allow,
+    ...(patchMediaTypes.length > 0 && { 'accept-patch': patchMediaTypes.join(', ') }),
+  });
 }
 
 /** A server-side failure the service did not foresee: logged in full, answered generically. 503 is foreseen. */

@@ -1,15 +1,19 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServedMethods } from '../errors/rest-error.js';
 import { inMethodOrder } from '../methods/method-order.js';
 
 interface ServedPath {
   matches(path: string): boolean;
   methods: readonly string[];
+  /** A PATCH's request media types. */
+  patchMediaTypes?: readonly string[];
 }
 
-/** A REST operation as its catch-all serves it: one method, at the paths it matches. */
+/** A REST operation as its catch-all serves it: one method, at the paths it matches, its body in these media types. */
 interface ServedOperation {
   method: string;
   matchesUrl(path: string): boolean;
+  mediaTypes: readonly string[];
 }
 
 /** Set on a context whose routes do not count: see `fromOperations`. */
@@ -39,16 +43,27 @@ export class RouteMethods {
    */
   fromOperations(context: FastifyInstance, operations: readonly ServedOperation[]): void {
     context.decorate(ALLOW_FROM_OPERATIONS, true);
-    for (const operation of operations) this.served.push({ methods: [operation.method], matches: (path) => operation.matchesUrl(path) });
+    for (const operation of operations) {
+      this.served.push({
+        methods: [operation.method],
+        matches: (path) => operation.matchesUrl(path),
+        ...(operation.method === 'PATCH' && { patchMediaTypes: operation.mediaTypes }),
+      });
+    }
   }
 
-  at(url: string): string[] {
+  at(url: string): ServedMethods {
     const path = url.split('?', 1)[0] ?? '';
     const methods = new Set<string>();
-    for (const served of this.served) if (served.matches(path)) for (const method of served.methods) methods.add(method);
+    const patchMediaTypes = new Set<string>();
+    for (const served of this.served) {
+      if (!served.matches(path)) continue;
+      for (const method of served.methods) methods.add(method);
+      for (const mediaType of served.patchMediaTypes ?? []) patchMediaTypes.add(mediaType);
+    }
     // Fastify answers HEAD wherever it answers GET.
     if (methods.has('GET')) methods.add('HEAD');
-    return inMethodOrder(methods);
+    return { methods: inMethodOrder(methods), patchMediaTypes: [...patchMediaTypes] };
   }
 }
 

@@ -119,10 +119,14 @@ describe('CORS', () => {
         expect(response.statusCode).toBe(status);
         expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
         expect(response.headers.allow).toBe(withoutCors.headers.allow);
+        expect(response.headers['accept-patch']).toBe(withoutCors.headers['accept-patch']);
         expect(response.json()).toStrictEqual(withoutCors.json());
       }
     }
     expect((await testApp.app.inject({ method: 'OPTIONS', url: '/plants' })).headers.allow).toBe('GET, HEAD, POST');
+    // RFC 5789 section 3.1: the OPTIONS answer of a path that takes PATCH says which patch documents it takes.
+    const onePlant = await testApp.app.inject({ method: 'OPTIONS', url: '/plants/1' });
+    expect(onePlant.headers['accept-patch']).toBe('application/merge-patch+json, application/json');
     const trpc = await testApp.app.inject({ method: 'OPTIONS', url: '/trpc/createPlant', headers: { origin: ALLOWED } });
     expect(trpc.statusCode).toBe(405);
     expect(trpc.headers.allow).toBe('GET, HEAD, POST');

@@ -89,8 +89,11 @@ describe('errors raised by Fastify answer the Error shape', () => {
     const nested = await testApp.app.inject({ method: 'POST', url: '/plants/1', headers: authHeaders(), payload: '{}' });
     expectErrorBody(nested, 405, 'POST is not allowed on /plants/1: it answers GET, HEAD, PATCH, DELETE');
     expect(nested.headers.allow).toBe('GET, HEAD, PATCH, DELETE');
+    // Allow names PATCH, so Accept-Patch says how (RFC 5789 section 3.1); a path without PATCH has none.
+    expect(nested.headers['accept-patch']).toBe('application/merge-patch+json, application/json');
     const docs = await testApp.app.inject({ method: 'POST', url: '/docs', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     expectErrorBody(docs, 405, 'POST is not allowed on /docs: it answers GET, HEAD');
+    expect(docs.headers['accept-patch']).toBeUndefined();
     // A prefix's root route is served with a trailing slash too, though Fastify tells no hook of it.
     const docsSlash = await testApp.app.inject({ method: 'POST', url: '/docs/', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     expectErrorBody(docsSlash, 405, 'POST is not allowed on /docs/: it answers GET, HEAD');
