@@ -9,6 +9,13 @@ export const MAX_LIST_LIMIT = 1000;
 
 const limitMessage = `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`;
 
+/** Digits written otherwise (`05`, `+5`) are named as such, where the number they spell is in range. */
+function limitProblem(input: unknown): string {
+  if (typeof input !== 'string' || !/^\+?\d{1,20}$/.test(input)) return limitMessage;
+  const value = Number(input);
+  return value >= 1 && value <= MAX_LIST_LIMIT ? `limit must be written plainly, as ${value}: no leading zero or plus sign` : limitMessage;
+}
+
 function toLimit(value: unknown): number | undefined {
   const limit = typeof value === 'string' && /^[1-9]\d{0,3}$/.test(value) ? Number(value) : value;
   return typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIST_LIMIT ? limit : undefined;
@@ -17,7 +24,7 @@ function toLimit(value: unknown): number | undefined {
 const limit = z
   .custom<number | string>((value) => toLimit(value) !== undefined, {
     // A query that repeats it arrives as an array.
-    error: (failure) => (Array.isArray(failure.input) ? 'limit may be given once' : limitMessage),
+    error: (failure) => (Array.isArray(failure.input) ? 'limit may be given once' : limitProblem(failure.input)),
   })
   .meta({
     description: `The maximum number of plants to return (default ${DEFAULT_LIST_LIMIT})`,

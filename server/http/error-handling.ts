@@ -1,4 +1,3 @@
-import { TRPCError } from '@trpc/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import { AuthError } from '../../routers/auth.js';
@@ -40,19 +39,19 @@ export function frameworkErrorHandler(trpc: TrpcEndpoint) {
 
 function answerFailure(trpc: TrpcEndpoint, error: unknown, request: FastifyRequest, reply: FastifyReply, methodsAt?: MethodsAt): void {
   const { statusCode, headers, body } = request.url.startsWith(`${trpc.prefix}/`)
-    ? toTrpcErrorEnvelope(trpc.router, error, request, { methodsAt, path: refusedCallPath(error, request) })
+    ? toTrpcErrorEnvelope(trpc.router, error, request, { methodsAt, path: refusedCallPath(request) })
     : toRestError(error, request, methodsAt);
   logFailure(request, error, statusCode);
   void reply.code(statusCode).headers(headers).type('application/json; charset=utf-8').send(body);
 }
 
 /**
- * A token refused before a /trpc call's body is that call's refusal, naming its procedure as tRPC does. A batch's is one
- * envelope: every tRPC link reads it as each call's, and the streaming one reads nothing else from an answer not 200.
+ * A refusal before tRPC runs one /trpc call (its token, its body's type or size) is that call's, naming its
+ * procedure as tRPC does. A batch's is one envelope: every tRPC link reads it as each call's, and the streaming one reads
+ * nothing else from an answer not 200.
  */
-function refusedCallPath(error: unknown, request: FastifyRequest): string | undefined {
-  if (!(error instanceof TRPCError && error.cause instanceof AuthError)) return undefined;
-  return (request.query as Record<string, unknown>).batch === '1' ? undefined : (request.params as { path?: string }).path;
+function refusedCallPath(request: FastifyRequest): string | undefined {
+  return (request.query as Record<string, unknown> | undefined)?.batch === '1' ? undefined : (request.params as { path?: string }).path;
 }
 
 /**

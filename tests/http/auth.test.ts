@@ -223,17 +223,22 @@ describe('bearer authentication on POST /plants', () => {
     ['a body that is not JSON', { 'content-type': 'text/plain' }, '{"id":1,"name":"x"}'],
     ['no body and no Content-Type', {}, undefined],
   ])('over /trpc, %s is refused in words a client can act on, labelled JSON', async (_case, headers, payload) => {
-    const response = await testApp.app.inject({
-      method: 'POST',
-      url: '/trpc/createPlant',
-      headers: { ...headers, authorization: `Bearer ${TEST_TOKEN}` },
-      payload,
-    });
+    const post = (url: string) =>
+      testApp.app.inject({ method: 'POST', url, headers: { ...headers, authorization: `Bearer ${TEST_TOKEN}` }, payload });
+    const response = await post('/trpc/createPlant');
     expect(response.statusCode).toBe(415);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.json()).toMatchObject({
-      error: { message: 'the body must be JSON: send it with Content-Type: application/json', data: { code: 'UNSUPPORTED_MEDIA_TYPE' } },
+      error: {
+        message: 'the body must be JSON: send it with Content-Type: application/json',
+        data: { code: 'UNSUPPORTED_MEDIA_TYPE', path: 'createPlant' },
+      },
     });
+    // A batch's refusal is every call's: it names none.
+    const batch = await post('/trpc/createPlant,createPlant?batch=1');
+    expect(batch.statusCode).toBe(415);
+    expect(batch.json()).toMatchObject({ error: { data: { code: 'UNSUPPORTED_MEDIA_TYPE' } } });
+    expect(batch.json<{ error: { data: object } }>().error.data).not.toHaveProperty('path');
   });
 
   it('needs no token for /healthz, /readyz and /openapi.json', async () => {
