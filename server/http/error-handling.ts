@@ -51,7 +51,9 @@ function answerFailure(trpc: TrpcEndpoint, error: unknown, request: FastifyReque
  * nothing else from an answer not 200.
  */
 function refusedCallPath(request: FastifyRequest): string | undefined {
-  return (request.query as Record<string, unknown> | undefined)?.batch === '1' ? undefined : (request.params as { path?: string }).path;
+  // A URL Fastify could not read (`/trpc/%ff`) reaches here with neither a query nor parameters.
+  const { query, params } = request as { query?: { batch?: unknown } | null; params?: { path?: string } | null };
+  return query?.batch === '1' ? undefined : params?.path;
 }
 
 /**
