@@ -54,13 +54,17 @@ export function int64Field(name: string, meta: { description: string; examples: 
     .meta({ ...meta, description, override: { type: 'integer', format: 'int64' } });
 }
 
-/** An int64's digits written otherwise (`042`, `+42`) are named as such, not as out of range. */
-function textProblem(name: string, text: string): string {
-  if (!/^[+-]?\d+$/.test(text)) return outOfRange(name);
+/**
+ * Digits of a taken value written otherwise (`042`, `+42`) are named as such, not as out of range; undefined for text
+ * that is no integer, or one `inRange` refuses.
+ */
+export function writtenOtherwise(name: string, text: string, inRange: (value: bigint) => boolean): string | undefined {
+  if (!/^[+-]?\d+$/.test(text)) return undefined;
   const value = BigInt(text);
-  if (!isInt64(value)) return outOfRange(name);
-  return `${name} must be written plainly, as ${value}: no leading zero or plus sign`;
+  return inRange(value) ? `${name} must be written plainly, as ${value}: no leading zero or plus sign` : undefined;
 }
+
+const textProblem = (name: string, text: string): string => writtenOtherwise(name, text, isInt64) ?? outOfRange(name);
 
 /** Over HTTP parameters are text, so digits are taken, exact at any size. */
 export function int64Parameter(name: string, description: string) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int64Parameter } from './int64.js';
+import { int64Parameter, writtenOtherwise } from './int64.js';
 import { isWellFormed, MAX_TAG_LENGTH, notAnObject } from './plant.js';
 
 // Over REST these arrive as text: "10" is read as 10, nothing else is coerced, and an unknown parameter is refused.
@@ -9,12 +9,8 @@ export const MAX_LIST_LIMIT = 1000;
 
 const limitMessage = `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`;
 
-/** Digits written otherwise (`05`, `+5`) are named as such, where the number they spell is in range. */
-function limitProblem(input: unknown): string {
-  if (typeof input !== 'string' || !/^\+?\d{1,20}$/.test(input)) return limitMessage;
-  const value = Number(input);
-  return value >= 1 && value <= MAX_LIST_LIMIT ? `limit must be written plainly, as ${value}: no leading zero or plus sign` : limitMessage;
-}
+const limitProblem = (input: unknown): string =>
+  (typeof input === 'string' && writtenOtherwise('limit', input, (value) => value >= 1n && value <= MAX_LIST_LIMIT)) || limitMessage;
 
 function toLimit(value: unknown): number | undefined {
   const limit = typeof value === 'string' && /^[1-9]\d{0,3}$/.test(value) ? Number(value) : value;

@@ -11,8 +11,7 @@ interface ServedPath {
 
 /** A REST operation as its catch-all serves it: one method, at the paths it matches, its body in these media types. */
 interface ServedOperation {
-  method: string;
-  matchesUrl(path: string): boolean;
+  operation: { method: string; matchesUrl(path: string): boolean };
   mediaTypes: readonly string[];
 }
 
@@ -43,11 +42,11 @@ export class RouteMethods {
    */
   fromOperations(context: FastifyInstance, operations: readonly ServedOperation[]): void {
     context.decorate(ALLOW_FROM_OPERATIONS, true);
-    for (const operation of operations) {
+    for (const { operation, mediaTypes } of operations) {
       this.served.push({
         methods: [operation.method],
         matches: (path) => operation.matchesUrl(path),
-        ...(operation.method === 'PATCH' && { patchMediaTypes: operation.mediaTypes }),
+        ...(operation.method === 'PATCH' && { patchMediaTypes: mediaTypes }),
       });
     }
   }

@@ -17,14 +17,7 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
   // Media types some operation declares beside JSON (a merge patch): read as JSON, refused by the others.
   const otherMediaTypes = [...new Set(declared.flatMap(({ mediaTypes }) => mediaTypes))].filter((type) => type !== 'application/json');
   await app.register(async (rest) => {
-    app.routeMethods.fromOperations(
-      rest,
-      declared.map(({ operation, mediaTypes }) => ({
-        method: operation.method,
-        matchesUrl: (url) => operation.matchesUrl(url),
-        mediaTypes,
-      })),
-    );
+    app.routeMethods.fromOperations(rest, declared);
     const operationOf = operationFinder(rest, declared);
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
