@@ -8,8 +8,16 @@ export type Revised<T> = T & { revision?: number };
 export interface PlantStore {
   /** Safe to retry: the same plant again answers the stored one and stores nothing; another under its id is a conflict. */
   create(plant: NewPlant): Promise<Revised<Plant>>;
-  /** Keyset paging: a plant stored while a client pages appears once. */
-  list(page: { limit: number; after: Int64 | undefined; tag?: string | undefined }): Promise<{ plants: StoredPlant[]; more: boolean }>;
+  /**
+   * Keyset paging: a plant stored while a client pages appears once. Once `signal` aborts, no one waits for the page:
+   * the store may stop and reject.
+   */
+  list(page: {
+    limit: number;
+    after: Int64 | undefined;
+    tag?: string | undefined;
+    signal?: AbortSignal | undefined;
+  }): Promise<{ plants: StoredPlant[]; more: boolean }>;
   get(id: Int64): Promise<Revised<StoredPlant> | undefined>;
   /**
    * A patch that changes nothing stores nothing. `precondition` is checked atomically with the write; a missing plant

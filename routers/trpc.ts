@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { int64Json } from '../schemas/int64-json.js';
-import { admit, type AuthResult, type Scope } from './auth.js';
+import { admit, type AuthResult } from './auth.js';
 import type { Context } from './context.js';
 import { fromDomainError } from './domain-errors.js';
 import { publicMessage } from './error-messages.js';
@@ -25,9 +25,11 @@ export const createCallerFactory = trpc.createCallerFactory;
  * A plain function both procedure kinds call in their one middleware, not a middleware of its own (see below). An input
  * its schema refuses is worded as over HTTP for in-process callers too, the zod issues kept as the cause.
  */
-function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R): R {
+function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R, call: SignalOf): R {
   if (!result.ok) {
     const { error } = result;
+    // Stopped, or failed, after its caller went away: nothing is wrong with the service, and no one reads the answer.
+    if (call.signal?.aborted) throw new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: CLIENT_GONE, cause: error });
     const mapped = fromDomainError(error.cause);
     if (mapped) throw mapped;
     if (error.code === 'BAD_REQUEST' && error.cause instanceof z.ZodError) {
@@ -38,24 +40,32 @@ function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError
 }
 
 // Not async functions: a promise less per call, and a throw is an error result all the same.
-export const publicProcedure = trpc.procedure.use(({ next }) => next().then(withDomainErrors));
+export const publicProcedure = trpc.procedure.use((opts) => opts.next().then((result) => withDomainErrors(result, opts)));
 
 /**
  * One middleware, not `publicProcedure.use(auth)`: each middleware level makes tRPC copy the call's options, and
  * `next({ ctx })` would copy the context too. Only a verdict still pending is waited for.
  */
-export const protectedProcedure = trpc.procedure.use(({ ctx, meta, next }) => {
-  const { auth } = ctx;
-  if (auth instanceof Promise) return auth.then((result) => admitted(ctx, result, meta?.scope, next));
-  return admitted(ctx, auth, meta?.scope, next);
+export const protectedProcedure = trpc.procedure.use((opts) => {
+  const { auth } = opts.ctx;
+  if (auth instanceof Promise) return auth.then((result) => admitted(opts, result));
+  return admitted(opts, auth);
 });
 
-function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(
-  ctx: Context,
-  auth: AuthResult,
-  scope: Scope | undefined,
-  next: () => Promise<R>,
-): Promise<R> {
+/** The call's signal, read only once the call fails: a serving path may make it on demand. */
+interface SignalOf {
+  readonly signal: AbortSignal | undefined;
+}
+
+interface CallOptions<R> extends SignalOf {
+  ctx: Context;
+  meta: ProcedureMeta | undefined;
+  next: () => Promise<R>;
+}
+
+function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(opts: CallOptions<R>, auth: AuthResult): Promise<R> {
+  const { ctx, next } = opts;
+  const scope = opts.meta?.scope;
   // Named before the scope is checked: a caller refused for want of a scope is still known (its log line says who).
   if (auth.status === 'valid') ctx.principal = auth.principal;
   try {
@@ -63,5 +73,7 @@ function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(
   } catch (cause) {
     throw fromDomainError(cause) ?? cause;
   }
-  return next().then(withDomainErrors);
+  return next().then((result) => withDomainErrors(result, opts));
 }
+
+const CLIENT_GONE = 'the client closed the connection before the answer';

@@ -48,9 +48,11 @@ export const listPlants = protectedProcedure
   // Optional, as over REST: `listPlants()` lists the first page.
   .input(ListPlantsInputSchema.optional())
   .output(z.array(StoredPlantSchema))
-  .query(async ({ input = {}, ctx }) => {
+  // A page is the one answer worth stopping for when its client has gone: the largest to read, check and write.
+  .query(async ({ input = {}, ctx, signal }) => {
     const limit = input.limit ?? DEFAULT_LIST_LIMIT;
-    const { plants, more } = await ctx.store.list({ limit, after: input.after, tag: input.tag });
+    const { plants, more } = await ctx.store.list({ limit, after: input.after, tag: input.tag, signal });
+    signal?.throwIfAborted();
     const last = plants.at(-1);
     if (more && last) ctx.nextPage = { limit: String(limit), after: String(last.id) };
     return plants;

@@ -13,7 +13,7 @@ export function isBehindEarlierRequests(reply: FastifyReply): boolean {
   return reply.raw.socket === null;
 }
 
-type OnClose = (error: Error) => void;
+type OnClose = () => void;
 
 /** The requests waiting their turn on one connection (their methods), and whether it is closing for having too many. */
 interface Connection {
@@ -28,23 +28,29 @@ export class PipelinedRequests {
 
   constructor(private readonly maxWaiting: number) {}
 
-  /** If the connection closes first, the request never takes effect: there is no one to answer. */
-  wait(reply: FastifyReply, go: (error?: Error) => void): void {
+  /**
+   * If the connection closes first, the request never takes effect: there is no one to answer, so `end` is called with
+   * the reply hijacked, and nothing more is done for it (a pipelining client refused by the thousand costs no answers).
+   */
+  wait(reply: FastifyReply, go: (error?: Error) => void, end: () => void): void {
     const { socket } = reply.request.raw;
+    const unanswered = () => {
+      reply.hijack();
+      end();
+    };
     if (socket.destroyed) {
-      go(connectionClosed());
+      unanswered();
       return;
     }
     const connection = this.connectionOf(socket);
     const { waiting } = connection;
     if (connection.closing || waiting.size >= this.maxWaiting) {
-      const refusal = httpError(400, `more than ${this.maxWaiting} pipelined requests were waiting on this connection: it is closed`);
       if (!connection.closing) {
         tooDeep(reply.log, this.maxWaiting);
         // Reads alone before it: nothing of theirs is lost, and a client that never reads holds nothing.
         if (readsOnly(socket, waiting)) {
-          go(refusal);
           socket.destroy();
+          unanswered();
           return;
         }
         // A change before it may have taken effect: refused in order, so the answers before it still go out, and none
@@ -52,16 +58,16 @@ export class PipelinedRequests {
         connection.closing = true;
       }
       void reply.header('connection', 'close');
-      go(refusal);
+      go(httpError(400, `more than ${this.maxWaiting} pipelined requests were waiting on this connection: it is closed`));
       return;
     }
     const onTurn = () => {
       waiting.delete(onClose);
       go();
     };
-    const onClose: OnClose = (error) => {
+    const onClose: OnClose = () => {
       reply.raw.off('socket', onTurn);
-      go(error);
+      unanswered();
     };
     waiting.set(onClose, reply.request.method);
     reply.raw.once('socket', onTurn);
@@ -72,7 +78,7 @@ export class PipelinedRequests {
     if (connection === undefined) {
       const created: Connection = { waiting: new Map(), closing: false };
       socket.once('close', () => {
-        for (const onClose of created.waiting.keys()) onClose(connectionClosed());
+        for (const onClose of created.waiting.keys()) onClose();
         created.waiting.clear();
       });
       this.connections.set(socket, created);
@@ -90,5 +96,3 @@ function readsOnly(socket: Socket, waiting: Connection['waiting']): boolean {
 function tooDeep(log: FastifyBaseLogger, max: number): void {
   log.warn({ maxPipelinedRequests: max }, 'closing a connection with more pipelined requests waiting than MAX_PIPELINED_REQUESTS');
 }
-
-const connectionClosed = () => httpError(400, 'the connection closed before this pipelined request could start');

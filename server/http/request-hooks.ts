@@ -15,10 +15,14 @@ export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequest
   app.addHook('onRequest', (request, reply, done) => {
     if (!isBehindEarlierRequests(reply)) start(request, reply, done);
     else {
-      pipelined.wait(reply, (error) => {
-        if (error) done(error);
-        else start(request, reply, done);
-      });
+      pipelined.wait(
+        reply,
+        (error) => {
+          if (error) done(error);
+          else start(request, reply, done);
+        },
+        done,
+      );
     }
   });
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -204,10 +204,12 @@ export class MongoPlantStore implements PlantStore {
     limit,
     after,
     tag,
+    signal,
   }: {
     limit: number;
     after: Int64 | undefined;
     tag?: string | undefined;
+    signal?: AbortSignal | undefined;
   }): Promise<{ plants: StoredPlant[]; more: boolean }> {
     // Keyset paging on the _id index (or tag_id for one tag): no skip, and one plant more than asked tells whether
     // more follow; the whole page in one round trip, so no cursor outlives it.
@@ -224,10 +226,12 @@ export class MongoPlantStore implements PlantStore {
           sort: { _id: 1 },
           limit: limit + 1,
           batchSize: limit + 1,
-          signal: this.guard?.signal(),
+          signal: untilEither(this.guard?.signal(), signal),
         })
         .toArray(),
     );
+    // The driver made the documents; mapping them is the other half of the work.
+    signal?.throwIfAborted();
     return { plants: documents.slice(0, limit).map(toStoredPlant), more: documents.length > limit };
   }
 
@@ -367,6 +371,16 @@ export class MongoPlantStore implements PlantStore {
     this.guard?.unavailable(error);
     return new StoreUnavailableError({ cause: error });
   }
+}
+
+/**
+ * The deadline and the caller's signal as one: an abort stops the read where it is. One waiting for a pooled connection
+ * leaves the queue; one on the wire closes its connection, as a deadline does.
+ */
+function untilEither(deadline: AbortSignal | undefined, caller: AbortSignal | undefined): AbortSignal | undefined {
+  if (caller === undefined) return deadline;
+  if (deadline === undefined || caller.aborted) return caller;
+  return AbortSignal.any([deadline, caller]);
 }
 
 /** The plant as a merge patch (RFC 7396) leaves it: a field left out stays, a null tag goes. */

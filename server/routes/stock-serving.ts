@@ -1,4 +1,4 @@
-import { procedureEntries, type RestRouteHooks } from '@plant-store/fast-path';
+import { answerSignal, procedureEntries, type RestRouteHooks } from '@plant-store/fast-path';
 import type { NodeHTTPResponse } from '@trpc/server/adapters/node-http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { createOpenApiNodeHttpHandler, fastifyTRPCOpenApiPlugin, type NodeHTTPRequest } from 'trpc-to-openapi';
@@ -32,22 +32,32 @@ async function registerStockRestRoutes(
   // The plugin's one route is the catch-all: its hooks are this context's.
   for (const hook of hooks.preHandlers?.(undefined) ?? []) rest.addHook('preHandler', hook);
   if (hooks.catchAllOnRequest) rest.addHook('onRequest', hooks.catchAllOnRequest);
-  const markedRouter = withInt64Markers(router);
+  // The plugin makes the caller from the context alone: the call's signal goes with the context, as tRPC's handler
+  // makes it. Made here, not the plugin's own: that one misses a connection closed before the call starts.
+  const signals = new WeakMap<Context, AbortSignal>();
+  const withSignal = (context: Context, reply: FastifyReply) => {
+    signals.set(context, answerSignal(reply));
+    return context;
+  };
+  const markedRouter = withInt64Markers(router, (context) => signals.get(context));
   // Declared before the plugin's catch-all, so Fastify adds no HEAD route of its own.
-  rest.head('/*', answerHeadAsGet(markedRouter, createContext));
+  rest.head(
+    '/*',
+    answerHeadAsGet(markedRouter, (request, reply) => withSignal(createContext(request), reply)),
+  );
   await rest.register(fastifyTRPCOpenApiPlugin, {
     router: markedRouter,
-    createContext: ({ req }: { req: FastifyRequest }) => createContext(req),
+    createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => withSignal(createContext(req), res),
     onError: rethrowRestError,
     responseMeta,
   });
 }
 
 /** A caller per call with inputs revived from markers and outputs made writable; the router is flat. */
-function withInt64Markers(router: AppRouter): AppRouter {
+function withInt64Markers(router: AppRouter, signalOf: (ctx: Context) => AbortSignal | undefined): AppRouter {
   const paths = procedureEntries(router).map(({ path }) => path);
   const createCaller = (ctx: Context) => {
-    const caller = router.createCaller(ctx) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
+    const caller = router.createCaller(ctx, { signal: signalOf(ctx) }) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
     const markedCaller: Record<string, (input: unknown) => Promise<unknown>> = {};
     for (const path of paths) {
       const call = caller[path];
@@ -59,10 +69,10 @@ function withInt64Markers(router: AppRouter): AppRouter {
 }
 
 /** trpc-to-openapi's own handler, which reads a fetch Request as its plugin reads Fastify's, given the GET a HEAD asks about. */
-function answerHeadAsGet(router: AppRouter, createContext: (request: FastifyRequest) => Context): RouteHandlerMethod {
+function answerHeadAsGet(router: AppRouter, createContext: (request: FastifyRequest, reply: FastifyReply) => Context): RouteHandlerMethod {
   const handle = createOpenApiNodeHttpHandler<AppRouter, GetOfHead & NodeHTTPRequest, ReplyWriter & NodeHTTPResponse>({
     router,
-    createContext: ({ req }) => createContext(req.head),
+    createContext: ({ req, res }) => createContext(req.head, res.reply),
     onError: rethrowRestError,
     responseMeta,
   });
@@ -77,7 +87,7 @@ function answerHeadAsGet(router: AppRouter, createContext: (request: FastifyRequ
 class ReplyWriter {
   statusCode = 200;
 
-  constructor(private readonly reply: FastifyReply) {}
+  constructor(readonly reply: FastifyReply) {}
 
   setHeader(name: string, value: string | number | readonly string[]): void {
     this.reply.header(name, value);

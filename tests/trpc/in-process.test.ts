@@ -84,3 +84,36 @@ describe('refusals in process', () => {
     expect((error as TRPCError).cause).toBeInstanceOf(ZodError);
   });
 });
+
+describe('listPlants for a caller that has gone, through createCaller with a signal', () => {
+  it('reads nothing once the signal has aborted, stops a read on its way, and the store serves the next caller', async () => {
+    const watched = new MongoClient(testMongoUri(), { monitorCommands: true });
+    const finds: string[] = [];
+    watched.on('commandStarted', (event) => {
+      if (event.commandName === 'find') finds.push(event.commandName);
+    });
+    try {
+      const context = createContextFactory({
+        store: new MongoPlantStore(watched.db(), { w: 1 }),
+        verifyToken: createTokenVerifier([TEST_TOKEN]),
+      });
+      const gone = createCaller(context(`Bearer ${TEST_TOKEN}`), { signal: AbortSignal.abort() });
+      await expect(gone.listPlants({ limit: 1000 })).rejects.toMatchObject({
+        code: 'CLIENT_CLOSED_REQUEST',
+        message: 'the client closed the connection before the answer',
+      });
+      expect(finds).toStrictEqual([]);
+
+      const leaving = new AbortController();
+      const listing = createCaller(context(`Bearer ${TEST_TOKEN}`), { signal: leaving.signal }).listPlants({ limit: 1000 });
+      leaving.abort();
+      await expect(listing).rejects.toMatchObject({ code: 'CLIENT_CLOSED_REQUEST' });
+
+      const staying = createCaller(context(`Bearer ${TEST_TOKEN}`), { signal: new AbortController().signal });
+      await staying.createPlant({ id: 90, name: 'Staying' });
+      await expect(staying.listPlants({ limit: 1000 })).resolves.toContainEqual({ id: 90, name: 'Staying' });
+    } finally {
+      await watched.close();
+    }
+  });
+});

@@ -18,6 +18,7 @@ import {
 } from 'trpc-to-openapi';
 import { ZodArray } from 'zod';
 import { answeredMethod } from './answered-method.js';
+import { LazyAnswerSignal } from './answer-signal.js';
 import type { RestMeta, RestOptions } from './options.js';
 import type { RestOperation } from './rest-operations.js';
 import { heldInputCall, procedureRunner } from './run-procedure.js';
@@ -99,7 +100,11 @@ function operationCall<TContext>(operation: RestOperation, { createContext, onEr
       }
       const input = takesInput ? inputOf(request, useBody, search !== '', arrayKeys) : undefined;
       const ctx = createContext(request);
-      return run(heldInputCall(ctx, input, path, type), (output) => answer(reply, ctx, output, pathname, search), fail);
+      return run(
+        heldInputCall(ctx, input, path, type, new LazyAnswerSignal(reply)),
+        (output) => answer(reply, ctx, output, pathname, search),
+        fail,
+      );
     } catch (cause) {
       // On to `fail` a turn later, as a failure of the call would go: whatever was thrown, as the handler's await sees it.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever was thrown

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRunnerCaller, proceduresOf, type ProcedureCall } from './run-procedure.js';
+import { createRunnerCaller, heldInputCall, proceduresOf, runProcedure, type ProcedureCall } from './run-procedure.js';
 import { expectSameOutcome } from './testing/same-outcome.js';
 
 /**
@@ -171,6 +171,29 @@ describe('runProcedure follows tRPC middleware semantics', () => {
       .input(z.object({ n: z.number() }))
       .query(({ input }) => input.n);
     expect(await expectSameOutcome(plainValue, { ...held({ n: 1 }), type: 'query' })).toEqual({ data: 11 });
+  });
+
+  it("passes the call's signal to middlewares and resolvers as tRPC does, read only when one asks for it", async () => {
+    const aborted = AbortSignal.abort();
+    const watching = t.procedure
+      .use(async ({ signal, next }) => (signal?.aborted ? next({ ctx: { user: 'gone' } }) : next()))
+      .query(({ ctx, signal }) => ({ user: ctx.user, same: signal === aborted }));
+    expect(await expectSameOutcome(watching, { ...call(undefined), type: 'query', signal: aborted })).toEqual({
+      data: { user: 'gone', same: true },
+    });
+    // A source the caller makes on demand: a procedure that never reads `signal` never makes one.
+    let reads = 0;
+    const source = {
+      get signal() {
+        reads += 1;
+        return aborted;
+      },
+    };
+    const ctx = { user: 'ann', trace: [] };
+    expect(await runProcedure(procedure, heldInputCall(ctx, { n: 1 }, 'p', 'mutation', source))).toMatchObject({ n: 2 });
+    expect(reads).toBe(0);
+    expect(await runProcedure(watching, heldInputCall(ctx, undefined, 'p', 'query', source))).toEqual({ user: 'gone', same: true });
+    expect(reads).toBe(2);
   });
 
   it('gives trpc-to-openapi a caller that runs the procedure for its path', async () => {

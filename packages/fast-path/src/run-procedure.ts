@@ -16,9 +16,35 @@ export interface ProcedureCall {
   batchIndex: number;
 }
 
+/** Where a call's `signal` comes from, read only when a procedure asks for it. */
+export interface SignalSource {
+  readonly signal: AbortSignal | undefined;
+}
+
+const NO_SIGNAL: SignalSource = { signal: undefined };
+
 /** A call whose raw input the caller already holds. */
-export function heldInputCall(ctx: unknown, input: unknown, path: string, type: ProcedureType): ProcedureCall {
-  return { ctx, getRawInput: async () => input, readRawInputNow: () => input, path, type, signal: undefined, batchIndex: 0 };
+export function heldInputCall(ctx: unknown, input: unknown, path: string, type: ProcedureType, signals = NO_SIGNAL): ProcedureCall {
+  return new HeldInputCall(ctx, input, path, type, signals);
+}
+
+class HeldInputCall implements ProcedureCall {
+  readonly batchIndex = 0;
+
+  constructor(
+    readonly ctx: unknown,
+    private readonly input: unknown,
+    readonly path: string,
+    readonly type: ProcedureType,
+    private readonly signals: SignalSource,
+  ) {}
+
+  getRawInput = async () => this.input;
+  readRawInputNow = () => this.input;
+
+  get signal(): AbortSignal | undefined {
+    return this.signals.signal;
+  }
 }
 
 type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
@@ -65,12 +91,17 @@ class MiddlewareOptions {
     readonly getRawInput: () => Promise<unknown>,
     readonly path: string,
     readonly type: ProcedureType,
-    readonly signal: AbortSignal | undefined,
+    private readonly call: ProcedureCall,
     readonly batchIndex: number,
     readonly meta: unknown,
     readonly input: unknown,
     readonly next: (options?: NextOptions) => Promise<MiddlewareResult>,
   ) {}
+
+  /** The call's, read only when a middleware or resolver asks: a caller may make it on demand. */
+  get signal(): AbortSignal | undefined {
+    return this.call.signal;
+  }
 }
 
 const failed = (cause: unknown) => ({ ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker }) as MiddlewareResult;
@@ -119,8 +150,8 @@ class Chain {
               options.getRawInput ? undefined : level.readNow,
             ),
       );
-    const { path, type, signal, batchIndex } = this.call;
-    return new MiddlewareOptions(level.ctx, level.getRawInput, path, type, signal, batchIndex, this.meta, level.input, next);
+    const { call } = this;
+    return new MiddlewareOptions(level.ctx, level.getRawInput, call.path, call.type, call, call.batchIndex, this.meta, level.input, next);
   }
 }
 

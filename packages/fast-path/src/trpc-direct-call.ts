@@ -10,6 +10,7 @@ import {
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answeredMethod } from './answered-method.js';
+import { LazyAnswerSignal } from './answer-signal.js';
 import type { TrpcOptions } from './options.js';
 import { isObject, isThenable, procedureRunner, proceduresOf, type ProcedureRunner } from './run-procedure.js';
 
@@ -105,8 +106,19 @@ export function createDirectCall<TContext extends object>({
       );
     }
     if (answeredMethod(request.method) !== ACCEPTED_METHOD[type]) return refuseMethod(request, reply, path, type, ctx);
-    // No signal, as with `createCaller`: no procedure here watches for a client going away.
-    const call = { path, getRawInput: input.read, readRawInputNow: input.readNow, ctx, type, signal: undefined, batchIndex: 0 };
+    // As tRPC's handler: the signal aborts when the client goes away before the answer.
+    const signals = new LazyAnswerSignal(reply);
+    const call = {
+      path,
+      getRawInput: input.read,
+      readRawInputNow: input.readNow,
+      ctx,
+      type,
+      get signal() {
+        return signals.signal;
+      },
+      batchIndex: 0,
+    };
     return run(
       call,
       (data) => sendData(request, reply, data, type, ctx),
