@@ -16,7 +16,7 @@ export function answerSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-export class ClientGoneError extends Error {
+class ClientGoneError extends Error {
   override name = 'ClientGoneError';
   constructor() {
     super('the client closed the connection before the answer');

@@ -1,7 +1,7 @@
 // The one door to code that reads tRPC's and trpc-to-openapi's internals to give their stock Fastify adapters'
 // answers with less work per request. Reading internals, it serves only with the pinned peer versions; with any
 // other, the caller keeps the stock adapters.
-export { answerSignal, ClientGoneError } from './answer-signal.js';
+export { answerSignal } from './answer-signal.js';
 export { createFastHandlers, type FastHandlers, type FastPath } from './fast-handlers.js';
 export { describeMismatches, INTERNALS_READ, testedVersions, type VersionMismatch } from './installed-versions.js';
 export type { FastHandlersOptions, RestAnswer, RestMeta, RestOptions, TrpcOptions } from './options.js';
