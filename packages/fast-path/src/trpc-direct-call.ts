@@ -12,7 +12,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answeredMethod } from './answered-method.js';
 import { LazyAnswerSignal } from './answer-signal.js';
 import type { TrpcOptions } from './options.js';
-import { isObject, isThenable, procedureRunner, proceduresOf, type ProcedureRunner } from './run-procedure.js';
+import {
+  isObject,
+  isThenable,
+  procedureRunner,
+  proceduresOf,
+  type ProcedureCall,
+  type ProcedureRunner,
+  type SignalSource,
+} from './run-procedure.js';
 
 export interface DirectCallOptions<TContext extends object> extends TrpcOptions<TContext> {
   router: AnyTRPCRouter;
@@ -106,19 +114,7 @@ export function createDirectCall<TContext extends object>({
       );
     }
     if (answeredMethod(request.method) !== ACCEPTED_METHOD[type]) return refuseMethod(request, reply, path, type, ctx);
-    // As tRPC's handler: the signal aborts when the client goes away before the answer.
-    const signals = new LazyAnswerSignal(reply);
-    const call = {
-      path,
-      getRawInput: input.read,
-      readRawInputNow: input.readNow,
-      ctx,
-      type,
-      get signal() {
-        return signals.signal;
-      },
-      batchIndex: 0,
-    };
+    const call = new TrpcCall(ctx, path, type, input, new LazyAnswerSignal(reply));
     return run(
       call,
       (data) => sendData(request, reply, data, type, ctx),
@@ -237,6 +233,29 @@ class CallInput {
     this.parsed = true;
     return this.value;
   };
+}
+
+/** A call as tRPC's handler makes it: its signal aborts when the client goes away before the answer. */
+class TrpcCall implements ProcedureCall {
+  readonly batchIndex = 0;
+  readonly getRawInput: () => Promise<unknown>;
+  readonly readRawInputNow: () => unknown;
+
+  constructor(
+    readonly ctx: unknown,
+    readonly path: string,
+    readonly type: SingleCallType,
+    input: CallInput,
+    private readonly signals: SignalSource,
+  ) {
+    this.getRawInput = input.read;
+    this.readRawInputNow = input.readNow;
+  }
+
+  // On the prototype, read only when a procedure asks: an accessor in an object literal is costly to build.
+  get signal(): AbortSignal | undefined {
+    return this.signals.signal;
+  }
 }
 
 /** tRPC's test: the media type, lower-cased and without parameters, is exactly application/json. */
