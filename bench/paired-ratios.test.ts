@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MeasuredRound } from './report.js';
 import { formatCostCeilings, formatPeerTargets, formatTargets, type ContenderSummary } from './report.js';
-import { formatPaired, lowestPerRound, median, pairedRatio } from './paired-ratios.js';
+import { bestByPairedRatio, formatPaired, median, pairedRatio } from './paired-ratios.js';
 
 /** Rounds with only the figures a test sets; the rest alike in every round. */
 const rounds = (cpu: number[], rate = cpu.map(() => 10_000)): MeasuredRound[] =>
@@ -45,37 +45,44 @@ describe('pairedRatio', () => {
   });
 });
 
-describe('lowestPerRound', () => {
-  it('takes the leanest candidate of each round, whoever it is', () => {
-    const lowest = lowestPerRound([
-      { label: 'a', values: [10, 30, 20] },
-      { label: 'b', values: [20, 25, 30] },
-    ]);
-    expect(lowest).toEqual([
-      { value: 10, label: 'a' },
-      { value: 25, label: 'b' },
-      { value: 20, label: 'a' },
-    ]);
+describe('bestByPairedRatio', () => {
+  it('takes the candidate of the lowest median ratio to the yardstick, not the lowest of each round', () => {
+    // b is the lower in rounds 2 and 3, yet a costs the least against the yardstick: a median of 1.0 against 1.04.
+    const yardstick = [100, 100, 100];
+    const a = { label: 'a', values: [100, 110, 100] };
+    const b = { label: 'b', values: [140, 104, 95] };
+    expect(bestByPairedRatio([a, b], yardstick)).toBe(a);
+    expect(bestByPairedRatio([b, a], yardstick)).toBe(a);
   });
 
-  it('has no rounds without candidates', () => {
-    expect(lowestPerRound([])).toEqual([]);
+  it('pairs within rounds, so a candidate measured in slow rounds is not taken for dearer', () => {
+    const yardstick = [100, 200, 400];
+    const steady = { label: 'steady', values: [110, 220, 440] };
+    const drifted = { label: 'drifted', values: [105, 210, 420] };
+    expect(bestByPairedRatio([steady, drifted], yardstick)).toBe(drifted);
+  });
+
+  it('has none without candidates', () => {
+    expect(bestByPairedRatio<{ values: number[] }>([], [1, 2])).toBeUndefined();
   });
 });
 
 describe('target lines', () => {
   const baseline = contender('baseline', [50, 50, 50]);
 
-  it('holds a route to the leanest peer of each round, not to the peer with the lowest median', () => {
-    // Peer A has the lowest median (100 against B's 104) but B is the leaner in rounds 2 and 3: the route, 4% above A's
-    // median, is 4–6% above the leanest peer of each round.
+  it('holds a route to the peer of least CPU against the baseline, paired within the same rounds', () => {
+    // Peer A costs the least against the baseline (median 2.0 against B's 2.08), though B is the leaner in rounds 2
+    // and 3. The route is judged ÷ A round by round: 1.04, 1.0, 1.01; the lowest peer of each round would read 1.04,
+    // 1.06, 1.06, below what either peer costs.
     const peerA = contender('peer A', [100, 110, 100], { peer: true });
     const peerB = contender('peer B', [140, 104, 95], { peer: true });
     const route = contender('route', [104, 110, 101]);
     const line = formatPeerTargets([baseline, route, peerA, peerB], { maxCpuRatio: 1.05 });
-    expect(line).toContain('MISSED route, server CPU within 5% of the best peer');
-    expect(line).toContain('1.06 (rounds 1.04 1.06 1.06)');
-    expect(line).toContain('peer B in 2 of 3, peer A in 1 of 3');
+    expect(line).toContain("met    route, server CPU within 5% of the best peer's: ÷ peer A (least CPU ÷ the baseline's), the same round");
+    expect(line).toContain('1.01 (rounds 1.04 1.00 1.01)');
+    expect(line).toContain('÷ each peer: peer A 1.01, peer B 1.06');
+    const dearer = contender('dearer route', [107, 116, 106]);
+    expect(formatPeerTargets([baseline, dearer, peerA, peerB], { maxCpuRatio: 1.05 })).toContain('MISSED dearer route');
   });
 
   it('meets a route that drift makes look costlier by its medians', () => {

@@ -24,18 +24,21 @@ export function pairedRatio(values: readonly number[], yardstick: readonly numbe
   return { median: median(rounds), rounds };
 }
 
-/** Per round, the lowest of the candidates' figures in that round (the best peer of that round), and whose it was. */
-export function lowestPerRound(candidates: readonly { label: string; values: readonly number[] }[]): { value: number; label: string }[] {
-  const rounds = Math.min(...candidates.map(({ values }) => values.length));
-  return Array.from({ length: Number.isFinite(rounds) ? rounds : 0 }, (_, round) =>
-    candidates.reduce<{ value: number; label: string }>(
-      (lowest, { label, values }) => {
-        const value = values[round] ?? Number.POSITIVE_INFINITY;
-        return value < lowest.value ? { value, label } : lowest;
-      },
-      { value: Number.POSITIVE_INFINITY, label: '' },
-    ),
-  );
+/**
+ * The candidate that costs least against the yardstick: the lowest median of its paired ratios. Taking the lowest
+ * candidate of each round instead would judge against a figure below every candidate's own, since of two noisy
+ * figures the lower is more often the one that drew the low noise.
+ */
+export function bestByPairedRatio<Candidate extends { values: readonly number[] }>(
+  candidates: readonly Candidate[],
+  yardstick: readonly number[],
+): Candidate | undefined {
+  return candidates
+    .map((candidate) => ({ candidate, ratio: pairedRatio(candidate.values, yardstick).median }))
+    .reduce<{ candidate: Candidate; ratio: number } | undefined>(
+      (best, next) => (best === undefined || next.ratio < best.ratio ? next : best),
+      undefined,
+    )?.candidate;
 }
 
 /** `1.03 (rounds 1.01 0.98 1.07)`: the median, then each round's ratio. */

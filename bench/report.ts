@@ -1,5 +1,5 @@
 import type { RoundResult } from './load-round.js';
-import { formatPaired, lowestPerRound, median, pairedRatio, type PairedRatio } from './paired-ratios.js';
+import { bestByPairedRatio, formatPaired, median, pairedRatio, type PairedRatio } from './paired-ratios.js';
 
 /** A round, with the server's CPU time per request: steadier than req/s on a busy machine. */
 export interface MeasuredRound extends RoundResult {
@@ -136,10 +136,11 @@ export function formatTargets(summaries: ContenderSummary[], { minRatio, maxP99R
 
 /**
  * The service's routes (neither baseline, reference nor peer) against the other stacks. No-op store: a route is met
- * when the median over rounds of its server CPU per request ÷ the leanest peer's in the same round is at most
+ * when the median over rounds of its server CPU per request ÷ the best peer's in the same round is at most
  * `maxCpuRatio` (the spread between processes of the same code), or ÷ its `judgedAgainst` reference's when the peers
- * do other work on the wire; its req/s and the fastest peer's are shown beside it. MongoDB store: req/s ÷ the
- * baseline's, paired, at least `minRatio`.
+ * do other work on the wire. The best peer is the one of least CPU ÷ the baseline's, paired; the route's ratio to
+ * every peer, its req/s and the fastest peer's are shown beside it. MongoDB store: req/s ÷ the baseline's, paired, at
+ * least `minRatio`.
  */
 export function formatPeerTargets(summaries: ContenderSummary[], target: { maxCpuRatio: number } | { minRatio: number }): string {
   const [baseline, ...others] = summaries;
@@ -156,31 +157,29 @@ export function formatPeerTargets(summaries: ContenderSummary[], target: { maxCp
   }
   const judged = routes.filter((summary) => summary.judgedAgainst !== undefined || summary.costCeiling === undefined);
   if (judged.length === 0) return '';
-  const leanest = lowestPerRound(peers.map((peer) => ({ label: peer.label, values: figures(peer, cpuOf) })));
+  const best = bestByPairedRatio(
+    peers.map((peer) => ({ peer, values: figures(peer, cpuOf) })),
+    figures(baseline, cpuOf),
+  )?.peer;
   const fastest = peers
     .map((peer) => summarise(peer))
-    .reduce<Row | undefined>((best, row) => (best === undefined || row.requestsPerSecond > best.requestsPerSecond ? row : best), undefined);
+    .reduce<Row | undefined>((lead, row) => (lead === undefined || row.requestsPerSecond > lead.requestsPerSecond ? row : lead), undefined);
   const within = `within ${Math.round((target.maxCpuRatio - 1) * 100)}%`;
   const rate = (value: number) => Math.round(value).toLocaleString('en');
   return judged
     .map((summary) => {
       const reference = summary.judgedAgainst === undefined ? undefined : others.find((other) => other.label === summary.judgedAgainst);
-      if (!reference && (peers.length === 0 || !fastest)) return `  (${summary.label}, server CPU against the peers: no peer in this run)`;
-      const ratio = reference
-        ? paired(summary, reference, cpuOf)
-        : pairedRatio(
-            figures(summary, cpuOf),
-            leanest.map(({ value }) => value),
-          );
-      const against = reference
-        ? `${reference.label}, the same round`
-        : `the leanest peer of each round: ${countsOf(leanest.map(({ label }) => label))}`;
+      const yardstick = reference ?? best;
+      if (!yardstick) return `  (${summary.label}, server CPU against the peers: no peer in this run)`;
+      const ratio = paired(summary, yardstick, cpuOf);
+      const eachPeer = peers.map((peer) => `${peer.label} ${paired(summary, peer, cpuOf).median.toFixed(2)}`).join(', ');
+      const against = reference ? `${reference.label}, the same round` : `${yardstick.label} (least CPU ÷ the baseline's), the same round`;
       const rates = fastest
         ? `; ${rate(summarise(summary).requestsPerSecond)} req/s against the fastest peer's ${rate(fastest.requestsPerSecond)} (${fastest.label})`
         : '';
       return (
         `  ${verdict(ratio.median <= target.maxCpuRatio)} ${summary.label}, server CPU ${within} of ${reference ? "the reference's" : "the best peer's"}: ` +
-        `÷ ${against}: ${formatPaired(ratio)} (target ≤ ${target.maxCpuRatio})${rates}`
+        `÷ ${against}: ${formatPaired(ratio)} (target ≤ ${target.maxCpuRatio})${reference ? '' : `; ÷ each peer: ${eachPeer}`}${rates}`
       );
     })
     .join('\n');
@@ -209,14 +208,4 @@ export function formatCostCeilings(summaries: ContenderSummary[], maxCpuRatio: n
       );
     })
     .join('\n');
-}
-
-/** `Hono 6 of 8, oRPC 2 of 8`: how often each label came up, most often first. */
-function countsOf(labels: readonly string[]): string {
-  const counts = new Map<string, number>();
-  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
-  return [...counts]
-    .sort(([, a], [, b]) => b - a)
-    .map(([label, count]) => `${label} in ${count} of ${labels.length}`)
-    .join(', ');
 }
