@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MeasuredRound } from './report.js';
-import { formatCostCeilings, formatPeerTargets, formatTargets, type ContenderSummary } from './report.js';
+import { formatCostCeilings, formatCpuRate, formatPeerTargets, formatTargets, type ContenderSummary } from './report.js';
 import { bestByPairedRatio, formatPaired, median, pairedRatio } from './paired-ratios.js';
 
 /** Rounds with only the figures a test sets; the rest alike in every round. */
@@ -128,5 +128,27 @@ describe('target lines', () => {
     const base = { ...contender('baseline', [1, 1, 1]), rounds: rounds([1, 1, 1], [5_000, 10_000, 20_000]) };
     // Medians: 5,000 against 10,000 (0.5×); pairs: 0.8, 0.9, 0.25, whose median is 0.8.
     expect(formatTargets([base, paced], { minRatio: 0.6 })).toContain("met    route: req/s ÷ the baseline's 0.80 (rounds 0.80 0.90 0.25)");
+  });
+});
+
+describe('formatCpuRate', () => {
+  const atRate = (label: string, reached: number[]): ContenderSummary => ({
+    ...contender(
+      label,
+      reached.map(() => 20),
+    ),
+    rounds: rounds(reached.map(() => 20)).map((round, index) => ({ ...round, cpuRequestsPerSecond: reached[index] ?? 0 })),
+  });
+
+  it('names the rate and no contender when every round reached it', () => {
+    expect(formatCpuRate([atRate('baseline', [8_000, 7_990]), atRate('REST', [8_010, 7_980])], 8_000)).toBe(
+      "  server CPU per request taken at 8,000 req/s for every contender (half the slowest one's warm-up rate)",
+    );
+  });
+
+  it('names the contenders that fell short of the rate in a round, whose CPU is then not at that rate', () => {
+    expect(formatCpuRate([atRate('baseline', [8_000, 8_000]), atRate('oRPC', [8_000, 6_500])], 8_000)).toMatch(
+      /short of that rate in some round: oRPC$/,
+    );
   });
 });

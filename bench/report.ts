@@ -1,9 +1,11 @@
 import type { RoundResult } from './load-round.js';
 import { bestByPairedRatio, formatPaired, median, pairedRatio, type PairedRatio } from './paired-ratios.js';
 
-/** A round, with the server's CPU time per request: steadier than req/s on a busy machine. */
+/** A round at saturation, with the server's CPU time per request: steadier than req/s on a busy machine. */
 export interface MeasuredRound extends RoundResult {
   cpuMicrosPerRequest: number;
+  /** The rate the CPU figure was taken at, when not at saturation (`npm run bench` sets one rate per operation). */
+  cpuRequestsPerSecond?: number;
 }
 
 export interface ContenderSummary {
@@ -104,6 +106,19 @@ export function formatCpuAgainstBaseline(summaries: ContenderSummary[]): string 
   const ratios = others.map((summary) => `${summary.row ?? summary.label} ${paired(summary, baseline, cpuOf).median.toFixed(2)}`);
   return `  server CPU ÷ the baseline's, paired within rounds (median over rounds): ${ratios.join('; ')}`;
 }
+
+/**
+ * The rate every contender's CPU was measured at, and the contenders that fell short of it in some round (they
+ * saturated, so their CPU figure is not one at the common rate).
+ */
+export function formatCpuRate(summaries: ContenderSummary[], rate: number): string {
+  const short = summaries.filter((summary) => summary.rounds.some((round) => (round.cpuRequestsPerSecond ?? rate) < SHORT_OF_RATE * rate));
+  const shortText = short.length === 0 ? '' : `; short of that rate in some round: ${short.map((summary) => summary.label).join(', ')}`;
+  return `  server CPU per request taken at ${rate.toLocaleString('en')} req/s for every contender (half the slowest one's warm-up rate)${shortText}`;
+}
+
+/** Below this share of the asked rate, a round was not at that rate. */
+const SHORT_OF_RATE = 0.95;
 
 export const megabytes = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 

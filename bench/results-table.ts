@@ -25,8 +25,8 @@ const STORE_TITLE: Record<StoreKind, string> = { noop: 'no-op', mongo: 'MongoDB'
 
 /**
  * bench/README.md's results section, in Markdown: one row per contender and one column per store and operation run.
- * No-op columns hold the server CPU per request ÷ the baseline's, paired within rounds (the figure the targets judge
- * by), then the median µs; MongoDB columns hold req/s ÷ the baseline's, paired too, as the emulator's own CPU, on the
+ * No-op columns hold the server CPU per request at the operation's set rate ÷ the baseline's, paired within rounds
+ * (the figure the targets judge by), then the median µs; MongoDB columns hold req/s ÷ the baseline's, paired too, as the emulator's own CPU, on the
  * same machine, dominates those rounds.
  */
 export function formatResultsSection(measured: readonly MeasuredOperation[], run: RunSummary): string {
@@ -54,7 +54,7 @@ export function formatResultsSection(measured: readonly MeasuredOperation[], run
     '## Results',
     '',
     `The latest figures, on ${run.machine}${run.mongodb ? `, MongoDB = ${run.mongodb}` : ''}, on ${run.date}, from \`${run.command}\`. ` +
-      "No-op columns: server CPU per request ÷ the baseline's, the median over rounds of the ratio within each round, then the median µs (lower is better); " +
+      "No-op columns: server CPU per request at one set rate per operation ÷ the baseline's, the median over rounds of the ratio within each round, then the median µs (lower is better); " +
       "MongoDB columns: req/s ÷ the baseline's, paired the same way (higher is better).",
     '',
     `| contender | ${columns.join(' | ')} |`,

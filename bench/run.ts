@@ -18,6 +18,7 @@ import { observedServiceEnv, startCollectorStub } from './observed-service.js';
 import {
   formatCostCeilings,
   formatCpuAgainstBaseline,
+  formatCpuRate,
   formatPeerTargets,
   formatTable,
   formatTargets,
@@ -56,13 +57,33 @@ const PROFILE_DIR = join(tmpdir(), 'plant-store-bench-profiles');
 const UNUSED_MONGODB_URI = 'mongodb://127.0.0.1:9/unused';
 const serverEnv = (mongodbUri: string) => storeEnv(TOKEN, mongodbUri);
 
+/**
+ * Server CPU per request is measured at one request rate for every contender of an operation, half the slowest one's
+ * warm-up rate, rounded down to hundreds. At saturation the load generator and the server share the machine's two
+ * CPUs: each slows the other, and the same code's CPU per request swings with how the two happen to interleave
+ * (bench/README.md). Req/s and latency come from the rounds at saturation.
+ */
+const CPU_RATE_SHARE = 0.5;
+/** The stored plants a delete or update round at a set rate needs, with room for the rate's overshoot. */
+const POOL_MARGIN = 1.1;
+
+function steadyRate(warmUpRates: readonly number[]): number {
+  return Math.max(100, Math.floor((CPU_RATE_SHARE * Math.min(...warmUpRates)) / 100) * 100);
+}
+
+interface MeasuredComparison {
+  /** The request rate at which every contender's server CPU per request was measured. */
+  cpuRate: number;
+  summaries: ContenderSummary[];
+}
+
 /** Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike. */
 async function compare(
   store: StoreKind,
   mongodbUri: string,
   operations: readonly Operation[],
   db: BenchDatabase | undefined,
-): Promise<Map<Operation, ContenderSummary[]>> {
+): Promise<Map<Operation, MeasuredComparison>> {
   const env = serverEnv(mongodbUri);
   const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   // `plan.processes` children per server the selected operations use, started one after the other.
@@ -74,7 +95,7 @@ async function compare(
     if (!server) throw new Error(`no ${contender.server} server started`);
     return server;
   };
-  const results = new Map<Operation, ContenderSummary[]>();
+  const results = new Map<Operation, MeasuredComparison>();
   const kinds = new Set(operations.flatMap((operation) => operation.contenders.map((contender) => contender.server)));
   const collector = kinds.has('service-tracing') ? await startCollectorStub() : undefined;
   try {
@@ -85,7 +106,7 @@ async function compare(
       for (let index = 0; index < plan.processes; index += 1)
         processes.push(await ServerProcess.start({ server: kind, store, env: kindEnv, nodeFlags }));
     }
-    const load = async (contender: Contender, turn: number, seconds: number): Promise<MeasuredRound> => {
+    const load = async (contender: Contender, turn: number, seconds: number, rate?: number): Promise<MeasuredRound> => {
       const server = serverOf(contender, turn);
       const before = await server.usage();
       const round = await runRound({
@@ -94,6 +115,7 @@ async function compare(
         connections: CONNECTIONS,
         durationSeconds: seconds,
         status: contender.expected.status,
+        rate,
       });
       const after = await server.usage();
       return { ...round, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / round.requests };
@@ -102,25 +124,34 @@ async function compare(
       const { contenders } = operation;
       const preparation = storePreparation(operation, db);
       await preparation.beforeOperation();
+      const warmUpRates: number[] = [];
       for (const contender of contenders) {
         for (let replica = 0; replica < plan.processes; replica += 1) {
           await preparation.beforeRound(plan.warmupSeconds);
           await checkAnswers(contender, serverOf(contender, replica).url, TOKEN);
-          await load(contender, replica, plan.warmupSeconds);
+          warmUpRates.push((await load(contender, replica, plan.warmupSeconds)).requestsPerSecond);
         }
       }
+      const cpuRate = steadyRate(warmUpRates);
       const rounds = new Map<Contender, MeasuredRound[]>(contenders.map((contender) => [contender, []]));
       for (let round = 0; round < plan.rounds; round += 1) {
         // Every contender runs once per round, so round `round` of each is a pair; the order turns round every other
         // round, so that no contender always runs first after the store's preparation or last before the next sweep.
         for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
           await preparation.beforeRound(plan.seconds);
-          rounds.get(contender)?.push(await load(contender, round, plan.seconds));
+          const saturated = await load(contender, round, plan.seconds);
+          await preparation.beforeRound(plan.seconds, cpuRate * POOL_MARGIN);
+          const steady = await load(contender, round, plan.seconds, cpuRate);
+          rounds.get(contender)?.push({
+            ...saturated,
+            cpuMicrosPerRequest: steady.cpuMicrosPerRequest,
+            cpuRequestsPerSecond: steady.requestsPerSecond,
+          });
         }
       }
-      results.set(
-        operation,
-        contenders.map((contender) => ({
+      results.set(operation, {
+        cpuRate,
+        summaries: contenders.map((contender) => ({
           label: contender.label,
           row: contender.row,
           reference: contender.reference ?? false,
@@ -129,7 +160,7 @@ async function compare(
           costCeiling: contender.costCeiling,
           rounds: rounds.get(contender) ?? [],
         })),
-      );
+      });
     }
     return results;
   } finally {
@@ -226,9 +257,10 @@ function printTargets(lines: string): void {
   targetLines.push(...lines.split('\n').filter((line) => line.startsWith(`  ${verdict(true)}`) || line.startsWith(`  ${verdict(false)}`)));
 }
 
-function printComparison(title: string, summaries: ContenderSummary[], store: StoreKind): void {
+function printComparison(title: string, summaries: ContenderSummary[], store: StoreKind, cpuRate: number): void {
   console.log(`\n${title}`);
   console.log(formatTable(summaries));
+  console.log(formatCpuRate(summaries, cpuRate));
   console.log(formatCpuAgainstBaseline(summaries));
   printTargets(formatTargets(summaries, TARGETS[store]));
   printTargets(formatPeerTargets(summaries, PEER_TARGETS[store]));
@@ -251,7 +283,7 @@ async function main(): Promise<void> {
   console.log(
     `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn and node ${STEADY_HEAP_FLAGS.join(' ')} (bench/server-process.ts); each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
       'each delete removes a stored plant (MongoDB: stored before each round); absolute figures are medians over the rounds, ' +
-      'ratios the median over rounds of contender ÷ yardstick in the same round.',
+      'server CPU per request taken at one set rate per operation; ratios the median over rounds of contender ÷ yardstick in the same round.',
   );
   if (args['cpu-prof']) console.log(`CPU profiles of the server children: ${PROFILE_DIR}`);
 
@@ -275,8 +307,8 @@ async function main(): Promise<void> {
         store === 'mongo' ? db : undefined,
       );
       const storeTitle = store === 'noop' ? 'No-op store (HTTP and RPC layers alone)' : `MongoDB store (${mongo?.kind ?? '?'})`;
-      for (const [operation, summaries] of results) {
-        printComparison(`${storeTitle}, ${operation.title}:`, summaries, store);
+      for (const [operation, { cpuRate, summaries }] of results) {
+        printComparison(`${storeTitle}, ${operation.title}:`, summaries, store, cpuRate);
         measured.push({ store, operation: operation.name, summaries });
       }
     }
