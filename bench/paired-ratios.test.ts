@@ -133,10 +133,7 @@ describe('target lines', () => {
 
 describe('formatCpuRate', () => {
   const atRate = (label: string, reached: number[]): ContenderSummary => ({
-    ...contender(
-      label,
-      reached.map(() => 20),
-    ),
+    ...contender(label, []),
     rounds: rounds(reached.map(() => 20)).map((round, index) => ({ ...round, cpuRequestsPerSecond: reached[index] ?? 0 })),
   });
 

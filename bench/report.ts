@@ -1,7 +1,7 @@
 import type { RoundResult } from './load-round.js';
 import { bestByPairedRatio, formatPaired, median, pairedRatio, type PairedRatio } from './paired-ratios.js';
 
-/** A round at saturation, with the server's CPU time per request: steadier than req/s on a busy machine. */
+/** A round's req/s and latency, with the server's CPU time per request: steadier than req/s on a busy machine. */
 export interface MeasuredRound extends RoundResult {
   cpuMicrosPerRequest: number;
   /** The rate the CPU figure was taken at, when not at saturation (`npm run bench` sets one rate per operation). */

@@ -26,8 +26,8 @@ const STORE_TITLE: Record<StoreKind, string> = { noop: 'no-op', mongo: 'MongoDB'
 /**
  * bench/README.md's results section, in Markdown: one row per contender and one column per store and operation run.
  * No-op columns hold the server CPU per request at the operation's set rate ÷ the baseline's, paired within rounds
- * (the figure the targets judge by), then the median µs; MongoDB columns hold req/s ÷ the baseline's, paired too, as the emulator's own CPU, on the
- * same machine, dominates those rounds.
+ * (the figure the targets judge by), then the median µs; MongoDB columns hold req/s ÷ the baseline's, paired too, as
+ * the emulator's own CPU, on the same machine, dominates those rounds.
  */
 export function formatResultsSection(measured: readonly MeasuredOperation[], run: RunSummary): string {
   const columns = measured.map(({ store, operation }) => `${STORE_TITLE[store]} ${operation}`);
