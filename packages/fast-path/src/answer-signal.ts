@@ -1,17 +1,25 @@
+import type { Socket } from 'node:net';
 import type { FastifyReply } from 'fastify';
 
+const connectionSignal = Symbol('plant-store.connectionSignal');
+
+type SignalledSocket = Socket & { [connectionSignal]?: AbortSignal };
+
 /**
- * Aborts once no one can read the answer: the connection closed before the response ended, as tRPC's Node adapter
- * tells it. A connection already closed when the call starts (a pipelining client refused meanwhile) aborts it at
- * once, which a listener alone would miss.
+ * Aborts once no one can read the answer. Over HTTP/1.1 an answer is cut short only by its connection closing, so
+ * one signal per connection serves every call on it: an AbortController per call cost more than a page's JSON.
+ * A connection already closed when the call starts (a pipelining client refused meanwhile) aborts it at once.
  */
 export function answerSignal(reply: FastifyReply): AbortSignal {
-  const response = reply.raw;
-  if (response.destroyed || reply.request.raw.socket.destroyed) return AbortSignal.abort(new ClientGoneError());
+  const socket: SignalledSocket = reply.request.raw.socket;
+  if (reply.raw.destroyed || socket.destroyed) return AbortSignal.abort(new ClientGoneError());
+  return (socket[connectionSignal] ??= abortedOnClose(socket));
+}
+
+function abortedOnClose(socket: Socket): AbortSignal {
   const controller = new AbortController();
-  // 'close' follows the end of every response, so the listener goes with it.
-  response.once('close', () => {
-    if (!response.writableFinished) controller.abort(new ClientGoneError());
+  socket.once('close', () => {
+    controller.abort(new ClientGoneError());
   });
   return controller.signal;
 }
@@ -23,7 +31,7 @@ class ClientGoneError extends Error {
   }
 }
 
-/** Made only when a procedure asks for it: most never do, and the signal costs a listener. */
+/** Made only when a procedure asks for it: most never do. */
 export class LazyAnswerSignal {
   private made: AbortSignal | undefined;
 
