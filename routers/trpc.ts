@@ -28,8 +28,11 @@ export const createCallerFactory = trpc.createCallerFactory;
 function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R, call: SignalOf): R {
   if (!result.ok) {
     const { error } = result;
-    // Stopped, or failed, after its caller went away: nothing is wrong with the service, and no one reads the answer.
-    if (call.signal?.aborted) throw new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: CLIENT_GONE, cause: error });
+    // Stopped because its caller went away: nothing is wrong with the service. Any other failure stays one, and is logged.
+    const { signal } = call;
+    if (signal?.aborted && causedBy(error, signal.reason)) {
+      throw new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: CLIENT_GONE, cause: error });
+    }
     const mapped = fromDomainError(error.cause);
     if (mapped) throw mapped;
     if (error.code === 'BAD_REQUEST' && error.cause instanceof z.ZodError) {
@@ -77,3 +80,13 @@ function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(opts
 }
 
 const CLIENT_GONE = 'the client closed the connection before the answer';
+
+/** Whether `reason` is the error or one of its causes: the store and the driver throw the abort's reason as it is. */
+function causedBy(error: unknown, reason: unknown): boolean {
+  let link = error;
+  for (let depth = 0; depth < 8 && typeof link === 'object' && link !== null; depth++) {
+    if (link === reason) return true;
+    link = (link as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -8,6 +8,7 @@ import { entityTagOf } from '../../routers/entity-tags.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from '../../server/plants/mongo-plant-store.js';
 import { testMongoUri, TEST_TOKEN } from '../helpers/app.js';
+import { scriptedStore } from '../helpers/scripted-store.js';
 
 /** What a TypeScript app running the store in its own process does: createCaller over a real MongoDB. */
 let client: MongoClient;
@@ -115,5 +116,28 @@ describe('listPlants for a caller that has gone, through createCaller with a sig
     } finally {
       await watched.close();
     }
+  });
+});
+
+describe('listPlants failing for a reason of its own after its caller has gone', () => {
+  it('is the failure it is (500), not a closed request: only the abort itself is one', async () => {
+    const leaving = new AbortController();
+    const context = createContextFactory({
+      store: scriptedStore({
+        list: async ({ signal }) => {
+          if (signal && !signal.aborted)
+            await new Promise((resolve) => {
+              signal.addEventListener('abort', resolve, { once: true });
+            });
+          throw new Error('disk on fire');
+        },
+      }),
+      verifyToken: createTokenVerifier([TEST_TOKEN]),
+    });
+    const listing = createCaller(context(`Bearer ${TEST_TOKEN}`), { signal: leaving.signal }).listPlants({ limit: 10 });
+    leaving.abort();
+    const failure: unknown = await listing.catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TRPCError);
+    expect(failure).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', cause: { message: 'disk on fire' } });
   });
 });
