@@ -91,8 +91,8 @@ export default {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // Test files are left out: the fast path's tests use the service as their fixture.
-    exclude: { path: ['(^|/)(node_modules|dist)/', TEST_FILE] },
+    // The service's test files are left out; a package's own are cruised, so that they too stand alone.
+    exclude: { path: ['(^|/)(node_modules|dist)/', `^(?!packages/)[^]*${TEST_FILE}`] },
     tsConfig: { fileName: 'tsconfig.json' },
     // Type-only imports count: they tie modules together as much as value imports.
     tsPreCompilationDeps: true,

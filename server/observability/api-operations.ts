@@ -9,10 +9,10 @@ export type Transport = 'rest' | 'trpc';
 
 /** How metrics label and traces name a request: never by its raw path, so ids cannot grow the label set. */
 export interface ApiOperation {
-  /** `createPlant`, `listPlants`...; `other`: a path or procedure no single operation serves (unknown, or a tRPC batch). */
+  /** The operation's id; `other`: a path or procedure no single operation serves (unknown, or a tRPC batch). */
   readonly name: string;
   readonly transport: Transport;
-  /** The route template: `/plants/{id}`, `/trpc/getPlant`; `/*` or `/trpc/{procedure}` for `other`. */
+  /** The route template, as REST declares it or `/trpc/` and the procedure; `/*` or `/trpc/{procedure}` for `other`. */
   readonly route: string;
 }
 

@@ -21,7 +21,7 @@ import {
   type SchemaObject,
   type Shape,
 } from '../helpers/openapi-reading.js';
-import { NEW_PLANT, NEW_PLANT_WEBHOOK } from '../contract/plant-store-interface.js';
+import { NEW_PLANT, NEW_PLANT_WEBHOOK } from '../helpers/plant-store-interface.js';
 
 type Webhook = Operation & { summary?: string };
 type WithWebhooks = OpenApiDocument & { webhooks?: Record<string, { post?: Webhook } | undefined> };

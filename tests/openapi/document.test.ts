@@ -25,7 +25,7 @@ import {
   NEW_PLANT,
   PLANT,
   WHOLE_STORE_OPERATIONS,
-} from '../contract/plant-store-interface.js';
+} from '../helpers/plant-store-interface.js';
 /** Statuses the service documents beyond the interface's 200 and 400, all with the Error body. */
 // 408, 417, 429 and 431 come from the HTTP layer, before any operation runs (429 only with AUTH_FAILURE_LIMIT set).
 const FURTHER_ERROR_STATUSES = ['401', '403', '408', '409', '413', '415', '417', '429', '431', '500', '503'];

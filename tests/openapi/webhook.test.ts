@@ -7,7 +7,7 @@ import { buildApp } from '../../server/app.js';
 import { postPlant, testConfig } from '../helpers/app.js';
 import { useWebhookReceiver, webhookEnv } from '../helpers/webhooks.js';
 import { fetchDocument, jsonSchemaOf, resolveRefs, shapeOf, type OpenApiDocument, type Operation } from '../helpers/openapi-reading.js';
-import { NEW_PLANT, NEW_PLANT_WEBHOOK } from '../contract/plant-store-interface.js';
+import { NEW_PLANT, NEW_PLANT_WEBHOOK } from '../helpers/plant-store-interface.js';
 
 type WithWebhooks = OpenApiDocument & { webhooks?: Record<string, Record<string, WebhookOperation | undefined> | undefined> };
 type WebhookOperation = Operation & {

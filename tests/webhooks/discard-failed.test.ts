@@ -9,7 +9,7 @@ import { allIn, backlogOf, useWebhookReceiver, waitForEvent } from '../helpers/w
 import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
 import { discardMissed } from '../../server/webhooks/discard-missed.js';
 import { listMissed, type MissedDocument } from '../../server/webhooks/missed-changes.js';
-import { missedAndDone, racedBy, runCli, waitForDocument } from './failed-events-helpers.js';
+import { missedAndDone, racedBy, runCli, waitForDocument } from '../helpers/failed-events.js';
 
 const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);

@@ -4,7 +4,7 @@ import { Long } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { describe, expect, it } from 'vitest';
 import { useFreshDatabases } from '../helpers/fresh-databases.js';
-import { runCli } from './failed-events-helpers.js';
+import { runCli } from '../helpers/failed-events.js';
 
 const { fresh } = useFreshDatabases();
 

@@ -14,7 +14,7 @@ import { MongoPlantStore, type PlantDocument } from '../../server/plants/mongo-p
 import { missedAfter, newChangeEvent, type MissedChange } from '../../server/webhooks/change-record.js';
 import type { EventDocument } from '../../server/webhooks/delivery-worker.js';
 import { listMissed, resyncMissed, type MissedDocument } from '../../server/webhooks/missed-changes.js';
-import { missedAndDone, racedBy as raced, runCli, waitForDocument } from './failed-events-helpers.js';
+import { missedAndDone, racedBy as raced, runCli, waitForDocument } from '../helpers/failed-events.js';
 
 const SECRET = newWebhookSecret();
 const hooks = useWebhookReceiver(SECRET);

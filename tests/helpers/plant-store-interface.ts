@@ -2,7 +2,7 @@
 // the interface specification, and the list, delete and new-plant webhook of the whole store it was cut
 // from. Written in the flattened form the tests compare (allOf merged, $ref resolved), so that a clone of
 // the repository holds everything `npm test` needs.
-import type { Shape } from '../helpers/openapi-reading.js';
+import type { Shape } from './openapi-reading.js';
 
 /** A plant as the store answers it: a name, and a tag if it has one. */
 export const PLANT: Shape = { type: 'object', properties: { name: { type: 'string' }, tag: { type: 'string' } }, required: ['name'] };
