@@ -219,16 +219,18 @@ export class MongoPlantStore implements PlantStore {
       ...(after !== undefined && { _id: { $gt: toLong(after) } }),
     };
     const documents = await this.stored(
-      this.plants
-        .find(filter, {
-          promoteLongs: false,
-          projection: PROJECTION,
-          sort: { _id: 1 },
-          limit: limit + 1,
-          batchSize: limit + 1,
-          signal: untilEither(this.guard?.signal(), signal),
-        })
-        .toArray(),
+      untilEither(this.guard?.signal(), signal, (either) =>
+        this.plants
+          .find(filter, {
+            promoteLongs: false,
+            projection: PROJECTION,
+            sort: { _id: 1 },
+            limit: limit + 1,
+            batchSize: limit + 1,
+            signal: either,
+          })
+          .toArray(),
+      ),
     );
     // The driver made the documents; mapping them is the other half of the work.
     signal?.throwIfAborted();
@@ -374,13 +376,30 @@ export class MongoPlantStore implements PlantStore {
 }
 
 /**
- * The deadline and the caller's signal as one: an abort stops the read where it is. One waiting for a pooled connection
- * leaves the queue; one on the wire closes its connection, as a deadline does.
+ * `read` given the deadline and the caller's signal as one: an abort stops the read where it is. One waiting for a pooled
+ * connection leaves the queue; one on the wire closes its connection, as a deadline does. Listeners taken off after the
+ * read, not `AbortSignal.any`: on Node 20 that keeps a record of every signal it makes on the caller's, which lives as
+ * long as its HTTP connection.
  */
-function untilEither(deadline: AbortSignal | undefined, caller: AbortSignal | undefined): AbortSignal | undefined {
-  if (caller === undefined) return deadline;
-  if (deadline === undefined || caller.aborted) return caller;
-  return AbortSignal.any([deadline, caller]);
+async function untilEither<T>(
+  deadline: AbortSignal | undefined,
+  caller: AbortSignal | undefined,
+  read: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  if (caller === undefined || deadline?.aborted === true) return read(deadline);
+  if (deadline === undefined || caller.aborted) return read(caller);
+  const either = new AbortController();
+  const abort = function (this: AbortSignal) {
+    either.abort(this.reason);
+  };
+  deadline.addEventListener('abort', abort, { once: true });
+  caller.addEventListener('abort', abort, { once: true });
+  try {
+    return await read(either.signal);
+  } finally {
+    deadline.removeEventListener('abort', abort);
+    caller.removeEventListener('abort', abort);
+  }
 }
 
 /** The plant as a merge patch (RFC 7396) leaves it: a field left out stays, a null tag goes. */

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { TRPCError } from '@trpc/server';
 import { Long, MongoClient } from 'mongodb';
 import { ZodError } from 'zod';
@@ -6,6 +7,7 @@ import { createCaller } from '../../routers/app.js';
 import { createContextFactory } from '../../routers/context.js';
 import { entityTagOf } from '../../routers/entity-tags.js';
 import { createTokenVerifier } from '../../server/auth/bearer-tokens.js';
+import { OperationDeadlines } from '../../server/db/operation-deadlines.js';
 import { MongoPlantStore, PLANTS_COLLECTION } from '../../server/plants/mongo-plant-store.js';
 import { testMongoUri, TEST_TOKEN } from '../helpers/app.js';
 import { scriptedStore } from '../helpers/scripted-store.js';
@@ -116,6 +118,25 @@ describe('listPlants for a caller that has gone, through createCaller with a sig
     } finally {
       await watched.close();
     }
+  });
+});
+
+describe("listPlants under a signal that lives on, as an HTTP connection's does", () => {
+  it('leaves it no record of the reads: no listener, and no dependant signal where Node keeps those', async () => {
+    // As the app guards its store: every operation under a deadline, which the read joins to the caller's signal.
+    const deadlines = new OperationDeadlines(3_000);
+    const guarded = createContextFactory({
+      store: new MongoPlantStore(client.db(), { w: 1 }, undefined, { signal: () => deadlines.signal(), unavailable: () => undefined }),
+      verifyToken: createTokenVerifier([TEST_TOKEN]),
+    });
+    const connection = new AbortController();
+    const caller = createCaller(guarded(`Bearer ${TEST_TOKEN}`), { signal: connection.signal });
+    for (let read = 0; read < 5; read++) await caller.listPlants({ limit: 10 });
+    expect(getEventListeners(connection.signal, 'abort')).toStrictEqual([]);
+    // Node's own record of the signals AbortSignal.any made from this one, which Node 20 never prunes.
+    const dependants = Object.getOwnPropertySymbols(connection.signal).find((key) => key.description === 'kDependantSignals');
+    const record = dependants && (connection.signal as unknown as Record<symbol, Set<unknown> | undefined>)[dependants];
+    expect(record?.size ?? 0).toBe(0);
   });
 });
 
