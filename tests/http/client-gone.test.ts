@@ -1,5 +1,5 @@
 // A list whose client has gone stops: the store's signal aborts when the connection closes, and only then.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredPlant } from '../../schemas/plant.js';
 import { startTestApp, TEST_TOKEN, type TestApp } from '../helpers/app.js';
 import { splitResponses } from '../helpers/http-responses.js';
@@ -33,11 +33,14 @@ afterAll(() => testApp.close());
 
 const get = (path: string) => `GET ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${TEST_TOKEN}\r\n\r\n`;
 
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-  expect(condition()).toBe(true);
-}
+/** Polls until `condition` holds, for 5 s at most. */
+const until = (condition: () => boolean) =>
+  vi.waitFor(
+    () => {
+      expect(condition()).toBe(true);
+    },
+    { timeout: 5_000, interval: 5 },
+  );
 
 describe.each([
   ['REST', '/plants?limit=5'],
