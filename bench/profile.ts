@@ -82,8 +82,7 @@ const server = await ServerProcess.start({
 });
 try {
   await preparation.beforeOperation();
-  // A tenth more than the rate asks, for the answer checked first and a rate a little over the asked one.
-  await preparation.beforeRound(WARMUP_SECONDS + seconds, rate * 1.1);
+  await preparation.beforeRound({ seconds: WARMUP_SECONDS, rate }, { seconds, rate });
   await checkAnswers(contender, server.url, TOKEN);
   const round = {
     url: server.url,

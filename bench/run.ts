@@ -64,8 +64,6 @@ const serverEnv = (mongodbUri: string) => storeEnv(TOKEN, mongodbUri);
  * (bench/README.md). Req/s and latency come from the rounds at saturation.
  */
 const CPU_RATE_SHARE = 0.5;
-/** The stored plants a delete or update round at a set rate needs, with room for the rate's overshoot. */
-const POOL_MARGIN = 1.1;
 
 function steadyRate(warmUpRates: readonly number[]): number {
   return Math.max(100, Math.floor((CPU_RATE_SHARE * Math.min(...warmUpRates)) / 100) * 100);
@@ -127,7 +125,7 @@ async function compare(
       const warmUpRates: number[] = [];
       for (const contender of contenders) {
         for (let replica = 0; replica < plan.processes; replica += 1) {
-          await preparation.beforeRound(plan.warmupSeconds);
+          await preparation.beforeRound({ seconds: plan.warmupSeconds });
           await checkAnswers(contender, serverOf(contender, replica).url, TOKEN);
           warmUpRates.push((await load(contender, replica, plan.warmupSeconds)).requestsPerSecond);
         }
@@ -138,9 +136,9 @@ async function compare(
         // Every contender runs once per round, so round `round` of each is a pair; the order turns round every other
         // round, so that no contender always runs first after the store's preparation or last before the next sweep.
         for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
-          await preparation.beforeRound(plan.seconds);
+          await preparation.beforeRound({ seconds: plan.seconds });
           const saturated = await load(contender, round, plan.seconds);
-          await preparation.beforeRound(plan.seconds, cpuRate * POOL_MARGIN);
+          await preparation.beforeRound({ seconds: plan.seconds, rate: cpuRate });
           const steady = await load(contender, round, plan.seconds, cpuRate);
           rounds.get(contender)?.push({
             ...saturated,

@@ -5,13 +5,28 @@ import { deleteIds, updateIds } from './plant-requests.js';
 /** The plants the MongoDB list rounds page through (the first page of which each request reads). */
 export const LIST_SEED = 1_000;
 /**
- * The MongoDB delete and update rounds store, before each round, this many plants per second of the round for it to
- * change (over twice the fastest rate seen here, 10,458/s; 12,000 ran out once); a round that runs out fails on its
- * first 404.
+ * The MongoDB delete and update rounds store, before each round, the plants it will change; a round that runs out fails
+ * on its first 404. At saturation: this many per second of the round (over twice the fastest rate seen here, 10,458/s;
+ * 12,000 ran out once).
  */
 const POOL_PER_SECOND = 25_000;
 /** Ids of the plants stored for delete and update rounds: apart from the list's and the creates'. */
 let nextPoolId = 1_000_000;
+
+/** A round of load: `rate` requests per second, all connections together, when it is set; else as fast as answered. */
+export interface RoundLoad {
+  seconds: number;
+  rate?: number;
+}
+
+/**
+ * The requests a round may send. At a set rate autocannon lets each connection send its share in every second it has
+ * begun, counting from the start: when the second after the last one begins just before the stop, a round of 3 s
+ * sends 4 s worth (1,200 requests at 300/s, one run here). A tenth more on top, for the few sent on reconnecting.
+ */
+function mostRequests({ seconds, rate }: RoundLoad): number {
+  return rate === undefined ? seconds * POOL_PER_SECOND : 1.1 * rate * (Math.floor(seconds) + 1);
+}
 
 export interface Mongo {
   uri: string;
@@ -48,12 +63,12 @@ export function storePreparation(operation: Operation, db: BenchDatabase | undef
       await db.empty();
       if (operation.name === 'list' || operation.name === 'list-by-tag') await db.fill(1, LIST_SEED);
     },
-    /** `perSecond`: the rate the round asks for, when it asks one; else as many as the fastest server takes. */
-    beforeRound: async (seconds: number, perSecond = POOL_PER_SECOND) => {
+    /** `rounds`: the rounds to run on these plants, one after the other. */
+    beforeRound: async (...rounds: RoundLoad[]) => {
       if (!db || (operation.name !== 'delete' && operation.name !== 'update')) return;
       await db.empty();
       // One more for the answer checked before the warm-up.
-      const count = Math.ceil(seconds * perSecond) + 1;
+      const count = rounds.reduce((sum, round) => sum + Math.ceil(mostRequests(round)), 1);
       await db.fill(nextPoolId, count);
       (operation.name === 'delete' ? deleteIds : updateIds).restart(nextPoolId);
       nextPoolId += count;
