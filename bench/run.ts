@@ -75,13 +75,17 @@ interface MeasuredComparison {
   summaries: ContenderSummary[];
 }
 
-/** Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike. */
+/**
+ * Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike; each operation's
+ * figures go to `measured` as soon as it is done, so that a later failure loses none of them.
+ */
 async function compare(
   store: StoreKind,
   mongodbUri: string,
   operations: readonly Operation[],
   db: BenchDatabase | undefined,
-): Promise<Map<Operation, MeasuredComparison>> {
+  measured: (operation: Operation, comparison: MeasuredComparison) => void,
+): Promise<void> {
   const env = serverEnv(mongodbUri);
   const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   // `plan.processes` children per server the selected operations use, started one after the other.
@@ -93,7 +97,6 @@ async function compare(
     if (!server) throw new Error(`no ${contender.server} server started`);
     return server;
   };
-  const results = new Map<Operation, MeasuredComparison>();
   const kinds = new Set(operations.flatMap((operation) => operation.contenders.map((contender) => contender.server)));
   const collector = kinds.has('service-tracing') ? await startCollectorStub() : undefined;
   try {
@@ -147,7 +150,7 @@ async function compare(
           });
         }
       }
-      results.set(operation, {
+      measured(operation, {
         cpuRate,
         summaries: contenders.map((contender) => ({
           label: contender.label,
@@ -160,7 +163,6 @@ async function compare(
         })),
       });
     }
-    return results;
   } finally {
     await Promise.all([...servers.values()].flat().map((server) => server.stop()));
     await collector?.close();
@@ -298,17 +300,12 @@ async function main(): Promise<void> {
       console.log(`MongoDB: ${mongo.description} [${mongo.kind}]${emulated}`);
     }
     for (const store of stores) {
-      const results = await compare(
-        store,
-        store === 'mongo' && db ? db.uri : UNUSED_MONGODB_URI,
-        operations,
-        store === 'mongo' ? db : undefined,
-      );
       const storeTitle = store === 'noop' ? 'No-op store (HTTP and RPC layers alone)' : `MongoDB store (${mongo?.kind ?? '?'})`;
-      for (const [operation, { cpuRate, summaries }] of results) {
+      const uri = store === 'mongo' && db ? db.uri : UNUSED_MONGODB_URI;
+      await compare(store, uri, operations, store === 'mongo' ? db : undefined, (operation, { cpuRate, summaries }) => {
         printComparison(`${storeTitle}, ${operation.title}:`, summaries, store, cpuRate);
         measured.push({ store, operation: operation.name, summaries });
-      }
+      });
     }
 
     // Creates store a plant each (MongoDB when there is one); updates rename any id, which only the no-op store takes
