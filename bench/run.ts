@@ -77,14 +77,14 @@ interface MeasuredComparison {
 
 /**
  * Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike; each operation's
- * figures go to `measured` as soon as it is done, so that a later failure loses none of them.
+ * figures go to `onMeasured` as soon as it is done, so that a later failure loses none of them.
  */
 async function compare(
   store: StoreKind,
   mongodbUri: string,
   operations: readonly Operation[],
   db: BenchDatabase | undefined,
-  measured: (operation: Operation, comparison: MeasuredComparison) => void,
+  onMeasured: (operation: Operation, comparison: MeasuredComparison) => void,
 ): Promise<void> {
   const env = serverEnv(mongodbUri);
   const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
@@ -150,7 +150,7 @@ async function compare(
           });
         }
       }
-      measured(operation, {
+      onMeasured(operation, {
         cpuRate,
         summaries: contenders.map((contender) => ({
           label: contender.label,

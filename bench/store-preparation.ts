@@ -22,10 +22,10 @@ export interface RoundLoad {
 /**
  * The requests a round may send. At a set rate autocannon lets each connection send its share in every second it has
  * begun, counting from the start: when the second after the last one begins just before the stop, a round of 3 s
- * sends 4 s worth (1,200 requests at 300/s, one run here). A tenth more on top, for the few sent on reconnecting.
+ * sends 4 s worth. A tenth more on top, for the few sent on reconnecting.
  */
 function mostRequests({ seconds, rate }: RoundLoad): number {
-  return rate === undefined ? seconds * POOL_PER_SECOND : 1.1 * rate * (Math.floor(seconds) + 1);
+  return Math.ceil(rate === undefined ? seconds * POOL_PER_SECOND : 1.1 * rate * (Math.floor(seconds) + 1));
 }
 
 export interface Mongo {
@@ -68,7 +68,7 @@ export function storePreparation(operation: Operation, db: BenchDatabase | undef
       if (!db || (operation.name !== 'delete' && operation.name !== 'update')) return;
       await db.empty();
       // One more for the answer checked before the warm-up.
-      const count = rounds.reduce((sum, round) => sum + Math.ceil(mostRequests(round)), 1);
+      const count = rounds.reduce((sum, round) => sum + mostRequests(round), 1);
       await db.fill(nextPoolId, count);
       (operation.name === 'delete' ? deleteIds : updateIds).restart(nextPoolId);
       nextPoolId += count;
