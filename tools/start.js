@@ -13,7 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const BUILDS = [
   {
     output: 'dist/server/main.js',
-    sources: ['server', 'routers', 'schemas', 'client', 'index.ts', 'tsconfig.json', 'tsconfig.build.json'],
+    sources: ['server', 'routers', 'schemas', 'client', 'index.ts', 'tsconfig.json', 'tsconfig.build.json', 'tools/bundle-server.js'],
   },
   { output: 'tools/mongod-emulator/dist/main.js', sources: ['tools/mongod-emulator/src', 'tools/mongod-emulator/tsconfig.build.json'] },
   { output: 'packages/fast-path/dist/index.js', sources: ['packages/fast-path/src', 'packages/fast-path/tsconfig.build.json'] },

@@ -54,9 +54,9 @@ async function getPlantOverTrpc(app: TestApp['app']) {
 
 describe('the fast path with versions of tRPC and trpc-to-openapi it was not tested with', () => {
   it('stays off: the stock adapters serve REST and /trpc, after one warning that says which version was found and which expected', async () => {
-    const { testedVersions } = await vi.importActual<typeof FastPath>('@plant-store/fast-path');
-    const expected = testedVersions()['trpc-to-openapi'];
-    installed.versionOf = (name) => (name === 'trpc-to-openapi' ? '3.99.0' : testedVersions()['@trpc/server']);
+    const { TESTED_VERSIONS } = await vi.importActual<typeof FastPath>('@plant-store/fast-path');
+    const expected = TESTED_VERSIONS['trpc-to-openapi'];
+    installed.versionOf = (name) => (name === 'trpc-to-openapi' ? '3.99.0' : TESTED_VERSIONS['@trpc/server']);
     const { app, warnings } = await startWithLogs();
 
     expect(warnings()).toHaveLength(1);

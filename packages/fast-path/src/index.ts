@@ -3,7 +3,7 @@
 // other, the caller keeps the stock adapters.
 export { answerSignal } from './answer-signal.js';
 export { createFastHandlers, type FastHandlers, type FastPath } from './fast-handlers.js';
-export { describeMismatches, INTERNALS_READ, testedVersions, type VersionMismatch } from './installed-versions.js';
+export { describeMismatches, INTERNALS_READ, TESTED_VERSIONS, type VersionMismatch } from './installed-versions.js';
 export type { FastHandlersOptions, RestAnswer, RestMeta, RestOptions, TrpcOptions } from './options.js';
 export { restOperations, type RestOperation } from './rest-operations.js';
 export type { RestRouteHooks } from './rest-routes.js';

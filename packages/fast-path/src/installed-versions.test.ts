@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { createFastHandlers } from './fast-handlers.js';
-import { describeMismatches, installedVersion, testedVersions, versionMismatches } from './installed-versions.js';
+import { describeMismatches, installedVersion, TESTED_VERSIONS, versionMismatches } from './installed-versions.js';
 
 /**
  * The fast path reads internals of @trpc/server and trpc-to-openapi, so it serves only with the
@@ -24,19 +24,20 @@ describe('the installed versions', () => {
     expect(installedVersion('no-such-package-here')).toBeUndefined();
   });
 
-  it("match the versions this package was tested with, which are the service's own pins", () => {
+  it("match the versions this package was tested with, which are its exact peer dependencies and the service's pins", () => {
     expect(versionMismatches()).toEqual([]);
-    const service = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
-    expect(testedVersions()).toEqual({
-      '@trpc/server': service.dependencies['@trpc/server'],
-      'trpc-to-openapi': service.dependencies['trpc-to-openapi'],
+    const manifest = (path: string) =>
+      JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as Record<string, Record<string, string>>;
+    const pinned = (dependencies: Record<string, string> | undefined) => ({
+      '@trpc/server': dependencies?.['@trpc/server'],
+      'trpc-to-openapi': dependencies?.['trpc-to-openapi'],
     });
+    expect(pinned(manifest('../package.json').peerDependencies)).toEqual(TESTED_VERSIONS);
+    expect(pinned(manifest('../../../package.json').dependencies)).toEqual(TESTED_VERSIONS);
   });
 
   it('that differ are each named, with the version found and the one expected', () => {
-    const tested = testedVersions();
+    const tested = TESTED_VERSIONS;
     const mismatches = versionMismatches((name) => (name === 'trpc-to-openapi' ? '3.4.0' : undefined));
     expect(mismatches).toEqual([
       { packageName: '@trpc/server', found: undefined, expected: tested['@trpc/server'] },
@@ -61,7 +62,7 @@ describe('createFastHandlers', () => {
   it('gives handlers when the installed versions are the tested ones', () => {
     const fastPath = createFastHandlers({
       ...options,
-      installedVersion: (name) => testedVersions()[name as keyof ReturnType<typeof testedVersions>],
+      installedVersion: (name) => TESTED_VERSIONS[name as keyof typeof TESTED_VERSIONS],
     });
     expect(fastPath.mismatches).toBeUndefined();
     expect(typeof fastPath.handlers?.tryTrpcCall).toBe('function');
@@ -70,9 +71,9 @@ describe('createFastHandlers', () => {
   it('gives no handlers, only the mismatches, when one is not', () => {
     const fastPath = createFastHandlers({
       ...options,
-      installedVersion: (name) => (name === '@trpc/server' ? '11.99.0' : testedVersions()['trpc-to-openapi']),
+      installedVersion: (name) => (name === '@trpc/server' ? '11.99.0' : TESTED_VERSIONS['trpc-to-openapi']),
     });
     expect(fastPath.handlers).toBeUndefined();
-    expect(fastPath.mismatches).toEqual([{ packageName: '@trpc/server', found: '11.99.0', expected: testedVersions()['@trpc/server'] }]);
+    expect(fastPath.mismatches).toEqual([{ packageName: '@trpc/server', found: '11.99.0', expected: TESTED_VERSIONS['@trpc/server'] }]);
   });
 });

@@ -2,10 +2,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-/** The packages whose internals this package reads: it serves only with the versions it was tested with. */
-export const INTERNALS_READ = ['@trpc/server', 'trpc-to-openapi'] as const;
+/**
+ * The versions of the packages whose internals this package reads that it was tested with: it serves only with these.
+ * Its exact peer dependencies pin the same (a test holds them equal); a constant, not read from its manifest, so that a
+ * bundle of the package carries its pins with it.
+ */
+export const TESTED_VERSIONS = { '@trpc/server': '11.25.2', 'trpc-to-openapi': '3.3.0' } as const;
 
-export type InternalsPackage = (typeof INTERNALS_READ)[number];
+export type InternalsPackage = keyof typeof TESTED_VERSIONS;
+
+export const INTERNALS_READ = Object.keys(TESTED_VERSIONS) as InternalsPackage[];
 
 export interface VersionMismatch {
   packageName: InternalsPackage;
@@ -14,18 +20,6 @@ export interface VersionMismatch {
 }
 
 const require = createRequire(import.meta.url);
-
-/** The tested versions: the exact peer dependencies, read from its own manifest so the pins live in one place. */
-export function testedVersions(): Record<InternalsPackage, string> {
-  const { peerDependencies = {} } = require('../package.json') as { peerDependencies?: Record<string, string> };
-  const pinOf = (name: InternalsPackage) => {
-    const pin = peerDependencies[name];
-    if (pin === undefined || !/^\d+\.\d+\.\d+$/.test(pin))
-      throw new Error(`@plant-store/fast-path: its package.json must pin ${name} to an exact version`);
-    return pin;
-  };
-  return { '@trpc/server': pinOf('@trpc/server'), 'trpc-to-openapi': pinOf('trpc-to-openapi') };
-}
 
 /** The version of the very copy this package's imports resolve, whose internals it would read. */
 export function installedVersion(packageName: string): string | undefined {
@@ -47,10 +41,9 @@ export function installedVersion(packageName: string): string | undefined {
 }
 
 export function versionMismatches(readVersion: (packageName: string) => string | undefined = installedVersion): VersionMismatch[] {
-  const tested = testedVersions();
   return INTERNALS_READ.flatMap((packageName) => {
     const found = readVersion(packageName);
-    const expected = tested[packageName];
+    const expected = TESTED_VERSIONS[packageName];
     return found === expected ? [] : [{ packageName, found, expected }];
   });
 }

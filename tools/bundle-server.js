@@ -1,0 +1,45 @@
+// Builds dist/server/main.js, the production entry, as one bundle with a few lazily loaded chunks: starting the service
+// then reads a handful of files instead of hundreds of modules. Why, and what stays out: docs/decisions/bundled-entry.md.
+import { rmSync } from 'node:fs';
+import { fileURLToPath, URL } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Loaded by Node from node_modules, as installed. */
+const external = [
+  // OpenTelemetry's instrumentation patches the driver as Node loads it.
+  'mongodb',
+  // Loaded only with tracing on; they hook Node's module loading themselves.
+  '@opentelemetry/*',
+  '@fastify/otel',
+  // They read files of their own package (Swagger UI's assets, their package.json) from where it is installed.
+  '@fastify/swagger',
+  '@fastify/swagger-ui',
+  // Development only (the embedded MongoDB): not installed in production, where importing them fails as designed.
+  'mongodb-memory-server',
+  '@plant-store/mongod-emulator',
+];
+
+// Chunks are named by their content: those of an earlier build would stay beside the new ones.
+rmSync(new URL('../dist/server/chunks', import.meta.url), { recursive: true, force: true });
+
+await build({
+  absWorkingDir: root,
+  tsconfig: 'tsconfig.build.json',
+  entryPoints: { main: 'server/main.ts' },
+  outdir: 'dist/server',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  external,
+  // The CommonJS packages inside call `require`, which an ES module has only when it makes one.
+  banner: {
+    js: "import { createRequire as createBundleRequire } from 'node:module'; const require = createBundleRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
