@@ -12,9 +12,9 @@ import {
 } from './child-protocol.js';
 
 /**
- * The child runs compiled, as the service runs in production (`node dist/...`): under tsx, esbuild
- * would wrap every function the server creates per request in a `__name` helper, a cost
- * production does not pay. `npm run bench` compiles it first.
+ * The child runs compiled by tsc (`node dist/...`), not under tsx: there esbuild would wrap every
+ * function the server creates per request in a `__name` helper, a cost production does not pay.
+ * `npm run bench` compiles it first.
  */
 const CHILD_SCRIPT = fileURLToPath(new URL('../dist/bench/server-child.js', import.meta.url));
 

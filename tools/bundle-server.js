@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const external = [
   // OpenTelemetry's instrumentation patches the driver as Node loads it.
   'mongodb',
-  // Loaded only with tracing on; they hook Node's module loading themselves.
+  // The SDK and its instrumentations hook Node's module loading; kept whole with the API they share.
   '@opentelemetry/*',
   '@fastify/otel',
   // They read files of their own package (Swagger UI's assets, their package.json) from where it is installed.

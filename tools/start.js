@@ -13,7 +13,18 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const BUILDS = [
   {
     output: 'dist/server/main.js',
-    sources: ['server', 'routers', 'schemas', 'client', 'index.ts', 'tsconfig.json', 'tsconfig.build.json', 'tools/bundle-server.js'],
+    sources: [
+      'server',
+      'routers',
+      'schemas',
+      'client',
+      'index.ts',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'tools/bundle-server.js',
+      'packages/fast-path/dist',
+      'package-lock.json',
+    ],
   },
   { output: 'tools/mongod-emulator/dist/main.js', sources: ['tools/mongod-emulator/src', 'tools/mongod-emulator/tsconfig.build.json'] },
   { output: 'packages/fast-path/dist/index.js', sources: ['packages/fast-path/src', 'packages/fast-path/tsconfig.build.json'] },

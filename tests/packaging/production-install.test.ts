@@ -109,7 +109,7 @@ describe("a production install as README's Production section makes it, plus dis
       });
       expect(created.status).toBe(200);
       expect(await created.json()).toStrictEqual({ name: 'Monstera', tag: 'tropical' });
-      // The fast path, shipped as its own package, is there and serves: no warning that it is off.
+      // The fast path, bundled in the entry, finds the versions it was tested with installed and serves: no warning that it is off.
       expect(service.output()).not.toContain('fast path off');
       service.child.kill('SIGTERM');
       expect(await service.exited).toStrictEqual({ code: 0, signal: null });

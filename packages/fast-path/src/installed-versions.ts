@@ -21,7 +21,7 @@ export interface VersionMismatch {
 
 const require = createRequire(import.meta.url);
 
-/** The version of the very copy this package's imports resolve, whose internals it would read. */
+/** The version installed where this package resolves it: the copy whose internals it reads, or the one a bundle was built from. */
 export function installedVersion(packageName: string): string | undefined {
   let entry: string;
   try {
