@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { createFastHandlers } from './fast-handlers.js';
-import { describeMismatches, installedVersion, TESTED_VERSIONS, versionMismatches } from './installed-versions.js';
+import { describeMismatches, installedVersion, INTERNALS_READ, TESTED_VERSIONS, versionMismatches } from './installed-versions.js';
 
 /**
  * The fast path reads internals of @trpc/server and trpc-to-openapi, so it serves only with the
@@ -28,23 +28,20 @@ describe('the installed versions', () => {
     expect(versionMismatches()).toEqual([]);
     const manifest = (path: string) =>
       JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as Record<string, Record<string, string>>;
-    const pinned = (dependencies: Record<string, string> | undefined) => ({
-      '@trpc/server': dependencies?.['@trpc/server'],
-      'trpc-to-openapi': dependencies?.['trpc-to-openapi'],
-    });
+    const pinned = (dependencies: Record<string, string> | undefined) =>
+      Object.fromEntries(INTERNALS_READ.map((name) => [name, dependencies?.[name]]));
     expect(pinned(manifest('../package.json').peerDependencies)).toEqual(TESTED_VERSIONS);
     expect(pinned(manifest('../../../package.json').dependencies)).toEqual(TESTED_VERSIONS);
   });
 
   it('that differ are each named, with the version found and the one expected', () => {
-    const tested = TESTED_VERSIONS;
     const mismatches = versionMismatches((name) => (name === 'trpc-to-openapi' ? '3.4.0' : undefined));
     expect(mismatches).toEqual([
-      { packageName: '@trpc/server', found: undefined, expected: tested['@trpc/server'] },
-      { packageName: 'trpc-to-openapi', found: '3.4.0', expected: tested['trpc-to-openapi'] },
+      { packageName: '@trpc/server', found: undefined, expected: TESTED_VERSIONS['@trpc/server'] },
+      { packageName: 'trpc-to-openapi', found: '3.4.0', expected: TESTED_VERSIONS['trpc-to-openapi'] },
     ]);
     expect(describeMismatches(mismatches)).toBe(
-      `@trpc/server is not installed, ${tested['@trpc/server']} expected; trpc-to-openapi 3.4.0 is installed, ${tested['trpc-to-openapi']} expected`,
+      `@trpc/server is not installed, ${TESTED_VERSIONS['@trpc/server']} expected; trpc-to-openapi 3.4.0 is installed, ${TESTED_VERSIONS['trpc-to-openapi']} expected`,
     );
   });
 });
