@@ -51,19 +51,20 @@ describe('bestByPairedRatio', () => {
     const yardstick = [100, 100, 100];
     const a = { label: 'a', values: [100, 110, 100] };
     const b = { label: 'b', values: [140, 104, 95] };
-    expect(bestByPairedRatio([a, b], yardstick)).toBe(a);
-    expect(bestByPairedRatio([b, a], yardstick)).toBe(a);
+    const against = (candidate: { values: number[] }) => pairedRatio(candidate.values, yardstick);
+    expect(bestByPairedRatio([a, b], against)).toBe(a);
+    expect(bestByPairedRatio([b, a], against)).toBe(a);
   });
 
   it('pairs within rounds, so a candidate measured in slow rounds is not taken for dearer', () => {
     const yardstick = [100, 200, 400];
     const steady = { label: 'steady', values: [110, 220, 440] };
     const drifted = { label: 'drifted', values: [105, 210, 420] };
-    expect(bestByPairedRatio([steady, drifted], yardstick)).toBe(drifted);
+    expect(bestByPairedRatio([steady, drifted], (candidate) => pairedRatio(candidate.values, yardstick))).toBe(drifted);
   });
 
   it('has none without candidates', () => {
-    expect(bestByPairedRatio<{ values: number[] }>([], [1, 2])).toBeUndefined();
+    expect(bestByPairedRatio<{ values: number[] }>([], () => pairedRatio([1], [1]))).toBeUndefined();
   });
 });
 
@@ -91,6 +92,21 @@ describe('target lines', () => {
     const line = formatPeerTargets([contender('baseline', [1, 1, 1, 1, 1]), route, peer], { maxCpuRatio: 1.05 });
     expect(line).toMatch(/^ {2}met {4}route/);
     expect(line).toContain('0.98 (rounds 0.98 0.98 0.98 1.20 1.20)');
+  });
+
+  it('reads CPU ratios from the window two contenders shared, where there is one', () => {
+    // The route's and the peer's figures below come from windows that met the machine at different speeds: divided,
+    // they read 2.00 then 0.50; read in the window both ran at once, 1.04 and 1.02.
+    const together = (label: string, cpu: number[], against: Record<string, number>[], extra: Partial<ContenderSummary> = {}) => ({
+      ...contender(label, cpu, extra),
+      rounds: rounds(cpu).map((round, index) => ({ ...round, cpuAgainst: against[index] ?? {} })),
+    });
+    const base = contender('baseline', [50, 50]);
+    const peer = together('peer', [100, 400], [{ route: 1 / 1.04 }, { route: 1 / 1.02 }], { peer: true });
+    const route = together('route', [200, 200], [{ peer: 1.04 }, { peer: 1.02 }]);
+    const line = formatPeerTargets([base, route, peer], { maxCpuRatio: 1.05 });
+    expect(line).toMatch(/^ {2}met {4}route/);
+    expect(line).toContain('1.03 (rounds 1.04 1.02)');
   });
 
   it("judges a route with a reference against that reference's same rounds", () => {
@@ -139,7 +155,7 @@ describe('formatCpuRate', () => {
 
   it('names the rate and no contender when every round reached it', () => {
     expect(formatCpuRate([atRate('baseline', [8_000, 7_990]), atRate('REST', [8_010, 7_980])], 8_000)).toBe(
-      "  server CPU per request taken at 8,000 req/s for every contender (half the slowest one's warm-up rate)",
+      "  server CPU per request taken at 8,000 req/s, two contenders at once in each window (half the slowest one's warm-up rate each)",
     );
   });
 

@@ -1,6 +1,6 @@
 /**
- * Ratios paired within a round: contender ÷ yardstick, each round's two figures taken seconds apart, then the median
- * over rounds. A machine that drifts between rounds moves both figures of a pair alike, so the pairs hold still where
+ * Ratios paired within a round: contender ÷ yardstick, each round's two figures taken at once or seconds apart, then
+ * the median over rounds. A machine that drifts between rounds moves both figures of a pair alike, so the pairs hold still where
  * medians taken across rounds apart do not.
  */
 
@@ -29,12 +29,12 @@ export function pairedRatio(values: readonly number[], yardstick: readonly numbe
  * candidate of each round instead would judge against a figure below every candidate's own, since of two noisy
  * figures the lower is more often the one that drew the low noise.
  */
-export function bestByPairedRatio<Candidate extends { values: readonly number[] }>(
+export function bestByPairedRatio<Candidate>(
   candidates: readonly Candidate[],
-  yardstick: readonly number[],
+  againstYardstick: (candidate: Candidate) => PairedRatio,
 ): Candidate | undefined {
   return candidates
-    .map((candidate) => ({ candidate, ratio: pairedRatio(candidate.values, yardstick).median }))
+    .map((candidate) => ({ candidate, ratio: againstYardstick(candidate).median }))
     .reduce<{ candidate: Candidate; ratio: number } | undefined>(
       (best, next) => (best === undefined || next.ratio < best.ratio ? next : best),
       undefined,

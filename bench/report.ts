@@ -6,6 +6,8 @@ export interface MeasuredRound extends RoundResult {
   cpuMicrosPerRequest: number;
   /** The rate the CPU figure was taken at, when not at saturation (`npm run bench` sets one rate per operation). */
   cpuRequestsPerSecond?: number;
+  /** The CPU figure ÷ another contender's (by its label), read in a window where both ran at once. */
+  cpuAgainst?: Readonly<Record<string, number>>;
 }
 
 export interface ContenderSummary {
@@ -45,6 +47,16 @@ const figures = (summary: ContenderSummary, figure: (round: MeasuredRound) => nu
 export const paired = (summary: ContenderSummary, yardstick: ContenderSummary, figure: (round: MeasuredRound) => number): PairedRatio =>
   pairedRatio(figures(summary, figure), figures(yardstick, figure));
 
+/**
+ * A contender's server CPU against a yardstick's: in each round, as read in the window where both ran at once when
+ * they shared one, else the round's two figures divided.
+ */
+export function cpuPaired(summary: ContenderSummary, yardstick: ContenderSummary): PairedRatio {
+  const apart = paired(summary, yardstick, cpuOf).rounds;
+  const rounds = apart.map((ratio, round) => summary.rounds[round]?.cpuAgainst?.[yardstick.label] ?? ratio);
+  return { median: median(rounds), rounds };
+}
+
 /** Each absolute figure is the median over the rounds, which shrugs off one round hit by a hiccup; the ratios are paired. */
 function summarise({ label, reference, peer = false, rounds }: ContenderSummary): Row {
   return {
@@ -79,7 +91,7 @@ export function formatTable(summaries: ContenderSummary[]): string {
   ];
   const body = summaries.map((summary) => {
     const row = summarise(summary);
-    const cpu = paired(summary, baseline, cpuOf);
+    const cpu = cpuPaired(summary, baseline);
     return [
       row.label,
       Math.round(row.requestsPerSecond).toLocaleString('en'),
@@ -103,18 +115,21 @@ export function formatTable(summaries: ContenderSummary[]): string {
 export function formatCpuAgainstBaseline(summaries: ContenderSummary[]): string {
   const [baseline, ...others] = summaries;
   if (!baseline || others.length === 0) return '';
-  const ratios = others.map((summary) => `${summary.row ?? summary.label} ${paired(summary, baseline, cpuOf).median.toFixed(2)}`);
+  const ratios = others.map((summary) => `${summary.row ?? summary.label} ${cpuPaired(summary, baseline).median.toFixed(2)}`);
   return `  server CPU ÷ the baseline's, paired within rounds (median over rounds): ${ratios.join('; ')}`;
 }
 
 /**
- * The rate every contender's CPU was measured at, and the contenders that fell short of it in some round (they
- * saturated, so their CPU figure is not one at the common rate).
+ * The rate every contender's CPU was measured at, two contenders at once, and the contenders that fell short of it in
+ * some round (they saturated, so their CPU figure is not one at the common rate).
  */
 export function formatCpuRate(summaries: ContenderSummary[], rate: number): string {
   const short = summaries.filter((summary) => summary.rounds.some((round) => (round.cpuRequestsPerSecond ?? rate) < SHORT_OF_RATE * rate));
   const shortText = short.length === 0 ? '' : `; short of that rate in some round: ${short.map((summary) => summary.label).join(', ')}`;
-  return `  server CPU per request taken at ${rate.toLocaleString('en')} req/s for every contender (half the slowest one's warm-up rate)${shortText}`;
+  return (
+    `  server CPU per request taken at ${rate.toLocaleString('en')} req/s, two contenders at once in each window ` +
+    `(half the slowest one's warm-up rate each)${shortText}`
+  );
 }
 
 /** Below this share of the asked rate, a round was not at that rate. */
@@ -172,10 +187,7 @@ export function formatPeerTargets(summaries: ContenderSummary[], target: { maxCp
   }
   const judged = routes.filter((summary) => summary.judgedAgainst !== undefined || summary.costCeiling === undefined);
   if (judged.length === 0) return '';
-  const best = bestByPairedRatio(
-    peers.map((peer) => ({ peer, values: figures(peer, cpuOf) })),
-    figures(baseline, cpuOf),
-  )?.peer;
+  const best = bestByPairedRatio(peers, (peer) => cpuPaired(peer, baseline));
   const fastest = peers
     .map((peer) => summarise(peer))
     .reduce<Row | undefined>((lead, row) => (lead === undefined || row.requestsPerSecond > lead.requestsPerSecond ? row : lead), undefined);
@@ -186,8 +198,8 @@ export function formatPeerTargets(summaries: ContenderSummary[], target: { maxCp
       const reference = summary.judgedAgainst === undefined ? undefined : others.find((other) => other.label === summary.judgedAgainst);
       const yardstick = reference ?? best;
       if (!yardstick) return `  (${summary.label}, server CPU against the peers: no peer in this run)`;
-      const ratio = paired(summary, yardstick, cpuOf);
-      const eachPeer = peers.map((peer) => `${peer.label} ${paired(summary, peer, cpuOf).median.toFixed(2)}`).join(', ');
+      const ratio = cpuPaired(summary, yardstick);
+      const eachPeer = peers.map((peer) => `${peer.label} ${cpuPaired(summary, peer).median.toFixed(2)}`).join(', ');
       const against = reference ? `${reference.label}, the same round` : `${yardstick.label} (least CPU ÷ the baseline's), the same round`;
       const rates = fastest
         ? `; ${rate(summarise(summary).requestsPerSecond)} req/s against the fastest peer's ${rate(fastest.requestsPerSecond)} (${fastest.label})`
@@ -212,7 +224,7 @@ export function formatCostCeilings(summaries: ContenderSummary[], maxCpuRatio: n
     .map((summary) => {
       const reference = summaries.find((other) => other.label === summary.costCeiling);
       if (!reference) return `  (${summary.label}: its reference ${String(summary.costCeiling)} was not run)`;
-      const ratio = paired(summary, reference, cpuOf);
+      const ratio = cpuPaired(summary, reference);
       const micros = (row: Row) => `${Math.round(row.cpuMicrosPerRequest)} µs`;
       const medians = `medians ${micros(summarise(summary))} against ${micros(summarise(reference))}`;
       if (summary === baseline)

@@ -1,7 +1,7 @@
 import type { StoreKind } from './child-protocol.js';
 import type { OperationName } from './contenders.js';
 import { median } from './paired-ratios.js';
-import { paired, type ContenderSummary } from './report.js';
+import { cpuPaired, paired, type ContenderSummary } from './report.js';
 
 /** One operation's summaries on one store, as the run measured them. */
 export interface MeasuredOperation {
@@ -25,7 +25,7 @@ const STORE_TITLE: Record<StoreKind, string> = { noop: 'no-op', mongo: 'MongoDB'
 
 /**
  * bench/README.md's results section, in Markdown: one row per contender and one column per store and operation run.
- * No-op columns hold the server CPU per request at the operation's set rate ÷ the baseline's, paired within rounds
+ * No-op columns hold the server CPU per request ÷ the baseline's, read in the window both shared in each round
  * (the figure the targets judge by), then the median µs; MongoDB columns hold req/s ÷ the baseline's, paired too, as
  * the emulator's own CPU, on the same machine, dominates those rounds.
  */
@@ -40,7 +40,7 @@ export function formatResultsSection(measured: readonly MeasuredOperation[], run
       const entry = rows.get(row) ?? { rank: rankOf(summary), cells: Array.from({ length: columns.length }, () => '') };
       entry.cells[column] =
         store === 'noop'
-          ? `${paired(summary, baseline, (round) => round.cpuMicrosPerRequest).median.toFixed(2)} (${Math.round(median(summary.rounds.map((round) => round.cpuMicrosPerRequest)))} µs)`
+          ? `${cpuPaired(summary, baseline).median.toFixed(2)} (${Math.round(median(summary.rounds.map((round) => round.cpuMicrosPerRequest)))} µs)`
           : paired(summary, baseline, (round) => round.requestsPerSecond).median.toFixed(2);
       rows.set(row, entry);
     }
@@ -54,7 +54,7 @@ export function formatResultsSection(measured: readonly MeasuredOperation[], run
     '## Results',
     '',
     `The latest figures, on ${run.machine}${run.mongodb ? `, MongoDB = ${run.mongodb}` : ''}, on ${run.date}, from \`${run.command}\`. ` +
-      "No-op columns: server CPU per request at one set rate per operation ÷ the baseline's, the median over rounds of the ratio within each round, then the median µs (lower is better); " +
+      "No-op columns: server CPU per request at one set rate per operation ÷ the baseline's, both under load at once, the median over rounds of the ratio within each round, then the median µs (lower is better); " +
       "MongoDB columns: req/s ÷ the baseline's, paired the same way (higher is better).",
     '',
     `| contender | ${columns.join(' | ')} |`,

@@ -13,6 +13,8 @@ import { BenchDatabase } from './bench-database.js';
 import type { ServerKind, StoreKind } from './child-protocol.js';
 import { CREATE, OPERATIONS, UPDATE, checkAnswers, type Contender, type Operation } from './contenders.js';
 import { runRound } from './load-round.js';
+import { median } from './paired-ratios.js';
+import { cpuWindows, type CpuWindow } from './cpu-windows.js';
 import { describeMachine } from './machine.js';
 import { observedServiceEnv, startCollectorStub } from './observed-service.js';
 import {
@@ -43,9 +45,10 @@ const { values: args } = parseArgs({
 });
 
 /**
- * `processes`: the child processes each server runs in, its rounds taken by each in turn. The
- * same code runs 1–3 µs per request faster or slower in one process than in another (bench/README.md),
- * so a figure from one process is a sample of one; the median over rounds from two is steadier.
+ * `processes`: the child processes each server runs in at least, its rounds taken by each in turn. The same code runs
+ * 1–3 µs per request faster or slower in one process than in another (bench/README.md), so a figure from one process
+ * is a sample of one; the median over rounds from two is steadier. `--quick` gives two to a server whose routes share a
+ * CPU window (processCounts).
  */
 const plan = args.quick
   ? { rounds: 2, seconds: 2, warmupSeconds: 1, processes: 1, memoryCheckpoints: [1_000, 10_000], startups: 1 }
@@ -58,10 +61,12 @@ const UNUSED_MONGODB_URI = 'mongodb://127.0.0.1:9/unused';
 const serverEnv = (mongodbUri: string) => storeEnv(TOKEN, mongodbUri);
 
 /**
- * Server CPU per request is measured at one request rate for every contender of an operation, half the slowest one's
- * warm-up rate, rounded down to hundreds. At saturation the load generator and the server share the machine's two
- * CPUs: each slows the other, and the same code's CPU per request swings with how the two happen to interleave
- * (bench/README.md). Req/s and latency come from the rounds at saturation.
+ * Server CPU per request is measured in windows of two contenders under load at once, each at half the slowest one's
+ * warm-up rate (rounded down to hundreds): each contender beside the baseline, and each route beside every yardstick
+ * it is judged against (bench/cpu-windows.ts). Taken one after the other, the same code's CPU per request moved by up
+ * to 2× from one window to the next on this shared machine; two at once meet the same moment of it (bench/README.md).
+ * At saturation the load generator and the servers share the two CPUs and each slows the others, so req/s and latency
+ * come from rounds at saturation, one contender at a time.
  */
 const CPU_RATE_SHARE = 0.5;
 
@@ -70,14 +75,28 @@ function steadyRate(warmUpRates: readonly number[]): number {
 }
 
 interface MeasuredComparison {
-  /** The request rate at which every contender's server CPU per request was measured. */
+  /** The rate each contender's server CPU per request was measured at, beside another at the same rate. */
   cpuRate: number;
   summaries: ContenderSummary[];
 }
 
 /**
- * Runs each operation's contenders in interleaved rounds (A B C, A B C...), so drift hits all alike; each operation's
- * figures go to `onMeasured` as soon as it is done, so that a later failure loses none of them.
+ * The children each server needs: `plan.processes`, and two at least for one whose routes share a CPU window (the
+ * baseline and its other routes, an update and a create), as a child cannot time two contenders at once.
+ */
+function processCounts(operations: readonly Operation[]): Map<ServerKind, number> {
+  const counts = new Map<ServerKind, number>();
+  for (const { contenders } of operations) {
+    const shared = new Set(cpuWindows(contenders).flatMap(([first, second]) => (first.server === second.server ? [first.server] : [])));
+    for (const { server } of contenders) counts.set(server, Math.max(counts.get(server) ?? 0, plan.processes, shared.has(server) ? 2 : 1));
+  }
+  return counts;
+}
+
+/**
+ * Runs each operation's contenders in interleaved rounds (A B C, A B C...) at saturation, each followed by its CPU
+ * windows at a set rate, so drift hits all alike; each operation's figures go to `onMeasured` as soon as it is done,
+ * so that a later failure loses none of them.
  */
 async function compare(
   store: StoreKind,
@@ -88,27 +107,35 @@ async function compare(
 ): Promise<void> {
   const env = serverEnv(mongodbUri);
   const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  // `plan.processes` children per server the selected operations use, started one after the other.
   const servers = new Map<ServerKind, ServerProcess[]>();
-  /** The process of the contender's server whose turn it is (a round's number, or a warm-up's). */
+  /** The child of the contender's server whose turn it is (a round's number, or a warm-up's). */
   const serverOf = (contender: Contender, turn: number): ServerProcess => {
     const processes = servers.get(contender.server) ?? [];
     const server = processes[turn % processes.length];
     if (!server) throw new Error(`no ${contender.server} server started`);
     return server;
   };
-  const kinds = new Set(operations.flatMap((operation) => operation.contenders.map((contender) => contender.server)));
-  const collector = kinds.has('service-tracing') ? await startCollectorStub() : undefined;
+  /** The children of a window's two contenders: two different ones when both are routes of one server. */
+  const windowServers = ([first, second]: CpuWindow, turn: number): [ServerProcess, ServerProcess] => {
+    const firstServer = serverOf(first, turn);
+    const secondServer = serverOf(second, turn);
+    if (secondServer !== firstServer) return [firstServer, secondServer];
+    const processes = servers.get(second.server) ?? [];
+    const next = processes[(processes.indexOf(secondServer) + 1) % processes.length];
+    if (!next || next === firstServer) throw new Error(`${second.server}: one child cannot time two contenders at once`);
+    return [firstServer, next];
+  };
+  const counts = processCounts(operations);
+  const collector = counts.has('service-tracing') ? await startCollectorStub() : undefined;
   try {
-    for (const kind of kinds) {
+    for (const [kind, count] of counts) {
       const processes: ServerProcess[] = [];
       servers.set(kind, processes);
       const kindEnv = { ...env, ...observedServiceEnv(kind, collector) };
-      for (let index = 0; index < plan.processes; index += 1)
+      for (let index = 0; index < count; index += 1)
         processes.push(await ServerProcess.start({ server: kind, store, env: kindEnv, nodeFlags }));
     }
-    const load = async (contender: Contender, turn: number, seconds: number, rate?: number): Promise<MeasuredRound> => {
-      const server = serverOf(contender, turn);
+    const load = async (server: ServerProcess, contender: Contender, seconds: number, rate?: number): Promise<MeasuredRound> => {
       const before = await server.usage();
       const round = await runRound({
         url: server.url,
@@ -127,26 +154,55 @@ async function compare(
       await preparation.beforeOperation();
       const warmUpRates: number[] = [];
       for (const contender of contenders) {
-        for (let replica = 0; replica < plan.processes; replica += 1) {
+        const turns = Math.min(plan.rounds, servers.get(contender.server)?.length ?? 0);
+        for (let turn = 0; turn < turns; turn += 1) {
+          const server = serverOf(contender, turn);
           await preparation.beforeRound({ seconds: plan.warmupSeconds });
-          await checkAnswers(contender, serverOf(contender, replica).url, TOKEN);
-          warmUpRates.push((await load(contender, replica, plan.warmupSeconds)).requestsPerSecond);
+          await checkAnswers(contender, server.url, TOKEN);
+          warmUpRates.push((await load(server, contender, plan.warmupSeconds)).requestsPerSecond);
         }
       }
       const cpuRate = steadyRate(warmUpRates);
+      const windows = cpuWindows(contenders);
       const rounds = new Map<Contender, MeasuredRound[]>(contenders.map((contender) => [contender, []]));
       for (let round = 0; round < plan.rounds; round += 1) {
-        // Every contender runs once per round, so round `round` of each is a pair; the order turns round every other
-        // round, so that no contender always runs first after the store's preparation or last before the next sweep.
+        const saturated = new Map<Contender, MeasuredRound>();
+        const cpu = new Map<Contender, { windows: MeasuredRound[]; against: Record<string, number> }>(
+          contenders.map((contender) => [contender, { windows: [], against: {} }]),
+        );
+        const record = (contender: Contender, measured: MeasuredRound, other: Contender, otherMeasured: MeasuredRound) => {
+          const figures = cpu.get(contender);
+          figures?.windows.push(measured);
+          if (figures) figures.against[other.label] = measured.cpuMicrosPerRequest / otherMeasured.cpuMicrosPerRequest;
+        };
+        // The order turns round every other round, so that no contender always runs first after the store's
+        // preparation or last before the next sweep.
         for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
           await preparation.beforeRound({ seconds: plan.seconds });
-          const saturated = await load(contender, round, plan.seconds);
-          await preparation.beforeRound({ seconds: plan.seconds, rate: cpuRate });
-          const steady = await load(contender, round, plan.seconds, cpuRate);
+          saturated.set(contender, await load(serverOf(contender, round), contender, plan.seconds));
+          // Its windows straight after its turn at saturation, so it is as warm as the baseline, which runs in many.
+          for (const pair of windows.filter(([first]) => first === contender)) {
+            const window = { seconds: plan.seconds, rate: cpuRate };
+            await preparation.beforeRound(window, window);
+            const [firstChild, secondChild] = windowServers(pair, round);
+            const [first, second] = pair;
+            const [firstCpu, secondCpu] = await Promise.all([
+              load(firstChild, first, plan.seconds, cpuRate),
+              load(secondChild, second, plan.seconds, cpuRate),
+            ]);
+            record(first, firstCpu, second, secondCpu);
+            record(second, secondCpu, first, firstCpu);
+          }
+        }
+        for (const contender of contenders) {
+          const atSaturation = saturated.get(contender);
+          const figures = cpu.get(contender);
+          if (!atSaturation || !figures) throw new Error(`${contender.label}: round ${round} not measured`);
           rounds.get(contender)?.push({
-            ...saturated,
-            cpuMicrosPerRequest: steady.cpuMicrosPerRequest,
-            cpuRequestsPerSecond: steady.requestsPerSecond,
+            ...atSaturation,
+            cpuMicrosPerRequest: median(figures.windows.map((window) => window.cpuMicrosPerRequest)),
+            cpuRequestsPerSecond: Math.min(...figures.windows.map((window) => window.requestsPerSecond)),
+            cpuAgainst: figures.against,
           });
         }
       }
@@ -243,8 +299,9 @@ const MAX_STARTUP_MS = 1000;
 const PEER_TARGETS = { noop: { maxCpuRatio: 1.05 }, mongo: { minRatio: 0.9 } } as const;
 
 /**
- * An update costs no more server CPU per request than a create on the same store. Both run in the same process, a
- * few seconds apart, so the process-to-process spread the peer lines allow for does not apply: the paired ratio is held to 1.
+ * An update costs no more server CPU per request than a create on the same store. Both run at once, in the service's
+ * two children, which they swap from round to round, so the process-to-process spread the peer lines allow for
+ * cancels out over the rounds: the paired ratio is held to 1.
  */
 const MAX_COST_CEILING_RATIO = 1;
 
@@ -276,14 +333,15 @@ function command(): string {
 
 async function main(): Promise<void> {
   console.log(`Plant store benchmark${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
-  const spread = plan.processes > 1 ? `, taken in turn by ${plan.processes} processes of its server` : '';
   console.log(
-    `autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender${spread}, after a ${plan.warmupSeconds} s warm-up in each;`,
+    `autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender at saturation, ` +
+      `each followed by its server CPU windows, two contenders at once at a set rate; each server in ${plan.processes} ` +
+      `process${plan.processes > 1 ? 'es' : ''} (2 at least where two of its routes share a window) taken in turn, after a ${plan.warmupSeconds} s warm-up in each;`,
   );
   console.log(
     `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn and node ${STEADY_HEAP_FLAGS.join(' ')} (bench/server-process.ts); each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
       'each delete removes a stored plant (MongoDB: stored before each round); absolute figures are medians over the rounds, ' +
-      'server CPU per request taken at one set rate per operation; ratios the median over rounds of contender ÷ yardstick in the same round.',
+      'server CPU per request taken two contenders at once, at one set rate per operation; ratios the median over rounds of contender ÷ yardstick in the same round, CPU ratios within the window both shared.',
   );
   if (args['cpu-prof']) console.log(`CPU profiles of the server children: ${PROFILE_DIR}`);
 

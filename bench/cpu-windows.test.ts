@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { CREATE, DELETE, LIST_BY_TAG, UPDATE, type Operation } from './contenders.js';
+import { cpuWindows } from './cpu-windows.js';
+
+const labelled = (operation: Operation) => cpuWindows(operation.contenders).map(([first, second]) => `${first.label} | ${second.label}`);
+const BASELINE = 'baseline: plain Fastify route, same app';
+
+describe('cpuWindows', () => {
+  it('puts every contender beside the baseline, and each route beside every peer', () => {
+    const windows = labelled(CREATE);
+    for (const { label } of CREATE.contenders.slice(1)) expect(windows).toContain(`${label} | ${BASELINE}`);
+    const peers = CREATE.contenders.filter((contender) => contender.peer === true).map((peer) => peer.label);
+    expect(peers).toHaveLength(3);
+    for (const route of ['POST /plants (trpc-to-openapi)', '/trpc/createPlant (tRPC)'])
+      for (const peer of peers) expect(windows).toContain(`${route} | ${peer}`);
+    expect(windows).toHaveLength(CREATE.contenders.length - 1 + 2 * peers.length);
+  });
+
+  it('puts a route judged against a reference beside that reference, not beside the peers', () => {
+    const trpc = labelled(DELETE).filter((window) => window.startsWith('/trpc/deletePlant (tRPC) |'));
+    expect(trpc).toEqual([
+      `/trpc/deletePlant (tRPC) | ${BASELINE}`,
+      "/trpc/deletePlant (tRPC) | reference: the baseline in tRPC's wire shape (JSON body in, JSON answer out)",
+    ]);
+  });
+
+  it('puts an update beside the create it may cost no more than', () => {
+    expect(labelled(UPDATE)).toContain(
+      'PATCH /plants/{id} (trpc-to-openapi) | reference: POST /plants (trpc-to-openapi), a create on the same store',
+    );
+    expect(labelled(UPDATE)).toContain('/trpc/updatePlant (tRPC) | reference: /trpc/createPlant (tRPC), a create on the same store');
+  });
+
+  it('gives a route with no peer and no reference only the baseline', () => {
+    expect(labelled(LIST_BY_TAG)).toHaveLength(LIST_BY_TAG.contenders.length - 1);
+  });
+});
