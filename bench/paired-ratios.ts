@@ -4,7 +4,9 @@
  * medians taken across rounds apart do not.
  */
 
+/** The median; NaN when a value is NaN, which no order can place. */
 export const median = (values: readonly number[]): number => {
+  if (values.some(Number.isNaN)) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   const upper = sorted[middle] ?? Number.NaN;

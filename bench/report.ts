@@ -48,12 +48,16 @@ export const paired = (summary: ContenderSummary, yardstick: ContenderSummary, f
   pairedRatio(figures(summary, figure), figures(yardstick, figure));
 
 /**
- * A contender's server CPU against a yardstick's: in each round, as read in the window where both ran at once when
- * they shared one, else the round's two figures divided.
+ * A contender's server CPU against a yardstick's: in each round, as read in the window where both ran at once; for a
+ * run without windows, the round's two figures divided. A round with windows but none shared with the yardstick
+ * reads NaN, so a target can never be judged on figures from windows apart.
  */
 export function cpuPaired(summary: ContenderSummary, yardstick: ContenderSummary): PairedRatio {
   const apart = paired(summary, yardstick, cpuOf).rounds;
-  const rounds = apart.map((ratio, round) => summary.rounds[round]?.cpuAgainst?.[yardstick.label] ?? ratio);
+  const rounds = apart.map((ratio, round) => {
+    const against = summary.rounds[round]?.cpuAgainst;
+    return summary === yardstick || against === undefined ? ratio : (against[yardstick.label] ?? Number.NaN);
+  });
   return { median: median(rounds), rounds };
 }
 

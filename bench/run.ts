@@ -12,11 +12,11 @@ import { parseArgs } from 'node:util';
 import { BenchDatabase } from './bench-database.js';
 import type { ServerKind, StoreKind } from './child-protocol.js';
 import { CREATE, OPERATIONS, UPDATE, checkAnswers, type Contender, type Operation } from './contenders.js';
-import { runRound } from './load-round.js';
-import { median } from './paired-ratios.js';
 import { cpuWindows, type CpuWindow } from './cpu-windows.js';
+import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { observedServiceEnv, startCollectorStub } from './observed-service.js';
+import { median } from './paired-ratios.js';
 import {
   formatCostCeilings,
   formatCpuAgainstBaseline,
@@ -52,7 +52,7 @@ const { values: args } = parseArgs({
  */
 const plan = args.quick
   ? { rounds: 2, seconds: 2, warmupSeconds: 1, processes: 1, memoryCheckpoints: [1_000, 10_000], startups: 1 }
-  : { rounds: 8, seconds: 3, warmupSeconds: 2, processes: 2, memoryCheckpoints: [10_000, 100_000], startups: 3 };
+  : { rounds: 6, seconds: 3, warmupSeconds: 2, processes: 2, memoryCheckpoints: [10_000, 100_000], startups: 3 };
 const CONNECTIONS = 50;
 const TOKEN = `bench-${randomBytes(12).toString('base64url')}`;
 const PROFILE_DIR = join(tmpdir(), 'plant-store-bench-profiles');
@@ -70,6 +70,13 @@ const serverEnv = (mongodbUri: string) => storeEnv(TOKEN, mongodbUri);
  */
 const CPU_RATE_SHARE = 0.5;
 
+/**
+ * Before each CPU window, both its contenders run a second at saturation, unmeasured. A child that has been idle for
+ * a while costs more per request: in a trial whose windows followed the round's turns at saturation without it, the
+ * bare route read 1.05 × the baseline (which ran in every window) where it reads about 0.85 when both are warm.
+ */
+const LEAD_IN_SECONDS = 1;
+
 function steadyRate(warmUpRates: readonly number[]): number {
   return Math.max(100, Math.floor((CPU_RATE_SHARE * Math.min(...warmUpRates)) / 100) * 100);
 }
@@ -82,7 +89,7 @@ interface MeasuredComparison {
 
 /**
  * The children each server needs: `plan.processes`, and two at least for one whose routes share a CPU window (the
- * baseline and its other routes, an update and a create), as a child cannot time two contenders at once.
+ * baseline and the references on its server, an update and a create), as a child cannot time two contenders at once.
  */
 function processCounts(operations: readonly Operation[]): Map<ServerKind, number> {
   const counts = new Map<ServerKind, number>();
@@ -94,9 +101,9 @@ function processCounts(operations: readonly Operation[]): Map<ServerKind, number
 }
 
 /**
- * Runs each operation's contenders in interleaved rounds (A B C, A B C...) at saturation, each followed by its CPU
- * windows at a set rate, so drift hits all alike; each operation's figures go to `onMeasured` as soon as it is done,
- * so that a later failure loses none of them.
+ * Runs each operation's contenders in interleaved rounds (A B C, A B C...) at saturation, then its CPU windows at a set
+ * rate, so drift hits all alike; each operation's figures go to `onMeasured` as soon as it is done, so that a later
+ * failure loses none of them.
  */
 async function compare(
   store: StoreKind,
@@ -115,16 +122,11 @@ async function compare(
     if (!server) throw new Error(`no ${contender.server} server started`);
     return server;
   };
-  /** The children of a window's two contenders: two different ones when both are routes of one server. */
-  const windowServers = ([first, second]: CpuWindow, turn: number): [ServerProcess, ServerProcess] => {
-    const firstServer = serverOf(first, turn);
-    const secondServer = serverOf(second, turn);
-    if (secondServer !== firstServer) return [firstServer, secondServer];
-    const processes = servers.get(second.server) ?? [];
-    const next = processes[(processes.indexOf(secondServer) + 1) % processes.length];
-    if (!next || next === firstServer) throw new Error(`${second.server}: one child cannot time two contenders at once`);
-    return [firstServer, next];
-  };
+  /** The children of a window's two contenders: the next child for the second when both are routes of one server. */
+  const windowServers = ([first, second]: CpuWindow, turn: number): [ServerProcess, ServerProcess] => [
+    serverOf(first, turn),
+    serverOf(second, first.server === second.server ? turn + 1 : turn),
+  ];
   const counts = processCounts(operations);
   const collector = counts.has('service-tracing') ? await startCollectorStub() : undefined;
   try {
@@ -154,45 +156,46 @@ async function compare(
       await preparation.beforeOperation();
       const warmUpRates: number[] = [];
       for (const contender of contenders) {
-        const turns = Math.min(plan.rounds, servers.get(contender.server)?.length ?? 0);
-        for (let turn = 0; turn < turns; turn += 1) {
-          const server = serverOf(contender, turn);
+        for (const server of servers.get(contender.server) ?? []) {
           await preparation.beforeRound({ seconds: plan.warmupSeconds });
           await checkAnswers(contender, server.url, TOKEN);
           warmUpRates.push((await load(server, contender, plan.warmupSeconds)).requestsPerSecond);
         }
       }
       const cpuRate = steadyRate(warmUpRates);
-      const windows = cpuWindows(contenders);
+      const pairs = cpuWindows(contenders);
       const rounds = new Map<Contender, MeasuredRound[]>(contenders.map((contender) => [contender, []]));
       for (let round = 0; round < plan.rounds; round += 1) {
         const saturated = new Map<Contender, MeasuredRound>();
-        const cpu = new Map<Contender, { windows: MeasuredRound[]; against: Record<string, number> }>(
-          contenders.map((contender) => [contender, { windows: [], against: {} }]),
+        const cpu = new Map<Contender, { measured: MeasuredRound[]; against: Record<string, number> }>(
+          contenders.map((contender) => [contender, { measured: [], against: {} }]),
         );
         const record = (contender: Contender, measured: MeasuredRound, other: Contender, otherMeasured: MeasuredRound) => {
           const figures = cpu.get(contender);
-          figures?.windows.push(measured);
-          if (figures) figures.against[other.label] = measured.cpuMicrosPerRequest / otherMeasured.cpuMicrosPerRequest;
+          if (!figures) return;
+          figures.measured.push(measured);
+          figures.against[other.label] = measured.cpuMicrosPerRequest / otherMeasured.cpuMicrosPerRequest;
         };
         // The order turns round every other round, so that no contender always runs first after the store's
         // preparation or last before the next sweep.
-        for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
+        const inTurn = <T>(list: readonly T[]) => (round % 2 === 0 ? list : [...list].reverse());
+        for (const contender of inTurn(contenders)) {
           await preparation.beforeRound({ seconds: plan.seconds });
           saturated.set(contender, await load(serverOf(contender, round), contender, plan.seconds));
-          // Its windows straight after its turn at saturation, so it is as warm as the baseline, which runs in many.
-          for (const pair of windows.filter(([first]) => first === contender)) {
-            const window = { seconds: plan.seconds, rate: cpuRate };
-            await preparation.beforeRound(window, window);
-            const [firstChild, secondChild] = windowServers(pair, round);
-            const [first, second] = pair;
-            const [firstCpu, secondCpu] = await Promise.all([
-              load(firstChild, first, plan.seconds, cpuRate),
-              load(secondChild, second, plan.seconds, cpuRate),
-            ]);
-            record(first, firstCpu, second, secondCpu);
-            record(second, secondCpu, first, firstCpu);
-          }
+        }
+        for (const pair of inTurn(pairs)) {
+          const leadIn = { seconds: LEAD_IN_SECONDS };
+          const window = { seconds: plan.seconds, rate: cpuRate };
+          await preparation.beforeRound(leadIn, leadIn, window, window);
+          const [firstChild, secondChild] = windowServers(pair, round);
+          const [first, second] = pair;
+          await Promise.all([load(firstChild, first, LEAD_IN_SECONDS), load(secondChild, second, LEAD_IN_SECONDS)]);
+          const [firstCpu, secondCpu] = await Promise.all([
+            load(firstChild, first, plan.seconds, cpuRate),
+            load(secondChild, second, plan.seconds, cpuRate),
+          ]);
+          record(first, firstCpu, second, secondCpu);
+          record(second, secondCpu, first, firstCpu);
         }
         for (const contender of contenders) {
           const atSaturation = saturated.get(contender);
@@ -200,8 +203,8 @@ async function compare(
           if (!atSaturation || !figures) throw new Error(`${contender.label}: round ${round} not measured`);
           rounds.get(contender)?.push({
             ...atSaturation,
-            cpuMicrosPerRequest: median(figures.windows.map((window) => window.cpuMicrosPerRequest)),
-            cpuRequestsPerSecond: Math.min(...figures.windows.map((window) => window.requestsPerSecond)),
+            cpuMicrosPerRequest: median(figures.measured.map((window) => window.cpuMicrosPerRequest)),
+            cpuRequestsPerSecond: Math.min(...figures.measured.map((window) => window.requestsPerSecond)),
             cpuAgainst: figures.against,
           });
         }
@@ -335,8 +338,9 @@ async function main(): Promise<void> {
   console.log(`Plant store benchmark${args.quick ? ' (--quick)' : ''}: ${describeMachine()}`);
   console.log(
     `autocannon on loopback, ${CONNECTIONS} connections; ${plan.rounds} interleaved rounds of ${plan.seconds} s per contender at saturation, ` +
-      `each followed by its server CPU windows, two contenders at once at a set rate; each server in ${plan.processes} ` +
-      `process${plan.processes > 1 ? 'es' : ''} (2 at least where two of its routes share a window) taken in turn, after a ${plan.warmupSeconds} s warm-up in each;`,
+      `then server CPU in windows of two contenders at once at a set rate, after ${LEAD_IN_SECONDS} s of both at saturation; ` +
+      `each server in ${plan.processes < 2 ? 'one process (two where two of its routes share a window)' : `${plan.processes} processes`} taken in turn, ` +
+      `after a ${plan.warmupSeconds} s warm-up in each;`,
   );
   console.log(
     `servers in child processes with NODE_ENV=production, LOG_LEVEL=warn and node ${STEADY_HEAP_FLAGS.join(' ')} (bench/server-process.ts); each create stores a new plant, each list reads the first page of ${LIST_SEED.toLocaleString('en')} (MongoDB), ` +
