@@ -31,6 +31,10 @@ describe('cpuWindows', () => {
     expect(labelled(UPDATE)).toContain('/trpc/updatePlant (tRPC) | reference: /trpc/createPlant (tRPC), a create on the same store');
   });
 
+  it("puts the baseline's own create beside the baseline, which the baseline's update is scaled by", () => {
+    expect(labelled(UPDATE)).toContain(`reference: the baseline's create on the same store | ${BASELINE}`);
+  });
+
   it('gives a route with no peer and no reference only the baseline', () => {
     expect(labelled(LIST_BY_TAG)).toHaveLength(LIST_BY_TAG.contenders.length - 1);
   });

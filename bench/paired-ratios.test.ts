@@ -109,6 +109,19 @@ describe('target lines', () => {
     expect(line).toContain('1.03 (rounds 1.04 1.02)');
   });
 
+  it('holds an update to the create it shared a window with, and never to figures from windows apart', () => {
+    const withWindows = (label: string, cpu: number[], against: Record<string, number>[], extra: Partial<ContenderSummary> = {}) => ({
+      ...contender(label, cpu, extra),
+      rounds: rounds(cpu).map((round, index) => ({ ...round, cpuAgainst: against[index] ?? {} })),
+    });
+    // Divided, the two rounds read 1.29 and 0.67; in their shared windows, 0.98 and 0.99.
+    const create = withWindows('create', [70, 90], [{ update: 1 / 0.98 }, { update: 1 / 0.99 }], { reference: true });
+    const update = withWindows('update', [90, 60], [{ create: 0.98 }, { create: 0.99 }], { costCeiling: 'create' });
+    expect(formatCostCeilings([baseline, update, create], 1)).toMatch(/met {4}update.*\(rounds 0\.98 0\.99\)/);
+    const apart = withWindows('update', [90, 60], [{}, {}], { costCeiling: 'create' });
+    expect(formatCostCeilings([baseline, apart, create], 1)).toMatch(/MISSED update.*NaN \(rounds NaN NaN\)/);
+  });
+
   it("judges a route with a reference against that reference's same rounds", () => {
     const reference = contender('wire-shape reference', [60, 70, 80], { reference: true });
     const route = contender('route', [62, 72, 90], { judgedAgainst: 'wire-shape reference' });

@@ -3,8 +3,9 @@ import { bestByPairedRatio, formatPaired, median, pairedRatio, type PairedRatio 
 
 /** A round's req/s and latency, with the server's CPU time per request: steadier than req/s on a busy machine. */
 export interface MeasuredRound extends RoundResult {
+  /** Server CPU per request; with CPU windows, the median of the contender's windows in the round. */
   cpuMicrosPerRequest: number;
-  /** The rate the CPU figure was taken at, when not at saturation (`npm run bench` sets one rate per operation). */
+  /** The rate the CPU figure was taken at, when not at saturation: with CPU windows, the lowest any of them reached. */
   cpuRequestsPerSecond?: number;
   /** The CPU figure ÷ another contender's (by its label), read in a window where both ran at once. */
   cpuAgainst?: Readonly<Record<string, number>>;
@@ -22,7 +23,7 @@ export interface ContenderSummary {
   judgedAgainst?: string | undefined;
   /** The label of a reference this route may cost no more server CPU than, on every store. */
   costCeiling?: string | undefined;
-  /** Round `i` of every contender of an operation ran in the same sweep, seconds apart: the pairs the ratios take. */
+  /** Round `i` of every contender of an operation ran in the same sweep: the pairs the ratios take (CPU's in `cpuAgainst`). */
   rounds: MeasuredRound[];
 }
 
