@@ -20,6 +20,17 @@ const contender = (label: string, cpu: number[], extra: Partial<ContenderSummary
   ...extra,
 });
 
+/** A contender whose CPU figures each round came from windows shared with others: its figure ÷ theirs, by label. */
+const withWindows = (
+  label: string,
+  cpu: number[],
+  against: Record<string, number>[],
+  extra: Partial<ContenderSummary> = {},
+): ContenderSummary => ({
+  ...contender(label, cpu, extra),
+  rounds: rounds(cpu).map((round, index) => ({ ...round, cpuAgainst: against[index] ?? {} })),
+});
+
 describe('pairedRatio', () => {
   it('divides round by round and takes the median of the ratios', () => {
     expect(pairedRatio([110, 60, 200], [100, 50, 200])).toEqual({ median: 1.1, rounds: [1.1, 1.2, 1] });
@@ -97,23 +108,15 @@ describe('target lines', () => {
   it('reads CPU ratios from the window two contenders shared, where there is one', () => {
     // The route's and the peer's figures below come from windows that met the machine at different speeds: divided,
     // they read 2.00 then 0.50; read in the window both ran at once, 1.04 and 1.02.
-    const together = (label: string, cpu: number[], against: Record<string, number>[], extra: Partial<ContenderSummary> = {}) => ({
-      ...contender(label, cpu, extra),
-      rounds: rounds(cpu).map((round, index) => ({ ...round, cpuAgainst: against[index] ?? {} })),
-    });
     const base = contender('baseline', [50, 50]);
-    const peer = together('peer', [100, 400], [{ route: 1 / 1.04 }, { route: 1 / 1.02 }], { peer: true });
-    const route = together('route', [200, 200], [{ peer: 1.04 }, { peer: 1.02 }]);
+    const peer = withWindows('peer', [100, 400], [{ route: 1 / 1.04 }, { route: 1 / 1.02 }], { peer: true });
+    const route = withWindows('route', [200, 200], [{ peer: 1.04 }, { peer: 1.02 }]);
     const line = formatPeerTargets([base, route, peer], { maxCpuRatio: 1.05 });
     expect(line).toMatch(/^ {2}met {4}route/);
     expect(line).toContain('1.03 (rounds 1.04 1.02)');
   });
 
   it('holds an update to the create it shared a window with, and never to figures from windows apart', () => {
-    const withWindows = (label: string, cpu: number[], against: Record<string, number>[], extra: Partial<ContenderSummary> = {}) => ({
-      ...contender(label, cpu, extra),
-      rounds: rounds(cpu).map((round, index) => ({ ...round, cpuAgainst: against[index] ?? {} })),
-    });
     // Divided, the two rounds read 1.29 and 0.67; in their shared windows, 0.98 and 0.99.
     const create = withWindows('create', [70, 90], [{ update: 1 / 0.98 }, { update: 1 / 0.99 }], { reference: true });
     const update = withWindows('update', [90, 60], [{ create: 0.98 }, { create: 0.99 }], { costCeiling: 'create' });
