@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CREATE, DELETE, LIST_BY_TAG, UPDATE, type Operation } from './contenders.js';
-import { cpuWindows } from './cpu-windows.js';
+import { CREATE, DELETE, LIST_BY_TAG, OPERATIONS, UPDATE, type Operation } from './contenders.js';
+import { cpuWindows, processCounts, windowTurns } from './cpu-windows.js';
 
 const labelled = (operation: Operation) => cpuWindows(operation.contenders).map(([first, second]) => `${first.label} | ${second.label}`);
 const BASELINE = 'baseline: plain Fastify route, same app';
@@ -37,5 +37,46 @@ describe('cpuWindows', () => {
 
   it('gives a route with no peer and no reference only the baseline', () => {
     expect(labelled(LIST_BY_TAG)).toHaveLength(LIST_BY_TAG.contenders.length - 1);
+  });
+});
+
+describe('processCounts', () => {
+  it('gives two children to a server whose routes share a window, however few the plan asks for', () => {
+    const counts = processCounts([UPDATE], 1);
+    // The service's update shares a window with its create; the baseline's with its own create.
+    expect(counts.get('service')).toBe(2);
+    expect(counts.get('baseline')).toBe(2);
+    expect(counts.get('bare')).toBeUndefined();
+  });
+
+  it("gives every other server the plan's number", () => {
+    const counts = processCounts(OPERATIONS, 1);
+    expect(counts.get('peer-fastify-zod')).toBe(1);
+    expect(counts.get('bare')).toBe(1);
+    expect(processCounts(OPERATIONS, 3).get('peer-fastify-zod')).toBe(3);
+    expect(processCounts(OPERATIONS, 3).get('service')).toBe(3);
+  });
+});
+
+describe('windowTurns', () => {
+  const windowOf = (operation: Operation, first: string, second: string) => {
+    const window = cpuWindows(operation.contenders).find(([a, b]) => a.label.startsWith(first) && b.label.startsWith(second));
+    if (!window) throw new Error(`no window ${first} | ${second}`);
+    return window;
+  };
+
+  it('runs two routes of one server in different children, which swap each round', () => {
+    const window = windowOf(UPDATE, 'PATCH /plants/{id}', 'reference: POST /plants');
+    const children = 2;
+    for (const round of [0, 1, 2, 3]) {
+      const [first, second] = windowTurns(window, round).map((turn) => turn % children);
+      expect(first).not.toBe(second);
+      expect(first).toBe(round % children);
+    }
+  });
+
+  it("runs contenders of two servers in each server's child of the round", () => {
+    const window = windowOf(CREATE, 'POST /plants', 'peer: Fastify + fastify-type-provider-zod');
+    expect(windowTurns(window, 3)).toEqual([3, 3]);
   });
 });

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { BenchDatabase } from './bench-database.js';
 import type { ServerKind, StoreKind } from './child-protocol.js';
 import { CREATE, OPERATIONS, UPDATE, checkAnswers, type Contender, type Operation } from './contenders.js';
-import { cpuWindows, type CpuWindow } from './cpu-windows.js';
+import { cpuWindows, processCounts, windowTurns } from './cpu-windows.js';
 import { runRound } from './load-round.js';
 import { describeMachine } from './machine.js';
 import { observedServiceEnv, startCollectorStub } from './observed-service.js';
@@ -88,19 +88,6 @@ interface MeasuredComparison {
 }
 
 /**
- * The children each server needs: `plan.processes`, and two at least for one whose routes share a CPU window (the
- * baseline and the references on its server, an update and a create), as a child cannot time two contenders at once.
- */
-function processCounts(operations: readonly Operation[]): Map<ServerKind, number> {
-  const counts = new Map<ServerKind, number>();
-  for (const { contenders } of operations) {
-    const shared = new Set(cpuWindows(contenders).flatMap(([first, second]) => (first.server === second.server ? [first.server] : [])));
-    for (const { server } of contenders) counts.set(server, Math.max(counts.get(server) ?? 0, plan.processes, shared.has(server) ? 2 : 1));
-  }
-  return counts;
-}
-
-/**
  * Runs each operation's contenders in interleaved rounds (A B C, A B C...) at saturation, then its CPU windows at a set
  * rate, so drift hits all alike; each operation's figures go to `onMeasured` as soon as it is done, so that a later
  * failure loses none of them.
@@ -122,12 +109,7 @@ async function compare(
     if (!server) throw new Error(`no ${contender.server} server started`);
     return server;
   };
-  /** The children of a window's two contenders: the next child for the second when both are routes of one server. */
-  const windowServers = ([first, second]: CpuWindow, turn: number): [ServerProcess, ServerProcess] => [
-    serverOf(first, turn),
-    serverOf(second, first.server === second.server ? turn + 1 : turn),
-  ];
-  const counts = processCounts(operations);
+  const counts = processCounts(operations, plan.processes);
   const collector = counts.has('service-tracing') ? await startCollectorStub() : undefined;
   try {
     for (const [kind, count] of counts) {
@@ -187,8 +169,9 @@ async function compare(
           const leadIn = { seconds: LEAD_IN_SECONDS };
           const window = { seconds: plan.seconds, rate: cpuRate };
           await preparation.beforeRound(leadIn, leadIn, window, window);
-          const [firstChild, secondChild] = windowServers(pair, round);
           const [first, second] = pair;
+          const [firstTurn, secondTurn] = windowTurns(pair, round);
+          const [firstChild, secondChild] = [serverOf(first, firstTurn), serverOf(second, secondTurn)];
           await Promise.all([load(firstChild, first, LEAD_IN_SECONDS), load(secondChild, second, LEAD_IN_SECONDS)]);
           const [firstCpu, secondCpu] = await Promise.all([
             load(firstChild, first, plan.seconds, cpuRate),
