@@ -3,6 +3,8 @@
 import { rmSync } from 'node:fs';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
+import { TESTED_VERSIONS } from '@plant-store/fast-path';
+import { bundledVersions, untestedBundledVersions } from './bundled-versions.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -24,7 +26,7 @@ const external = [
 // Chunks are named by their content: those of an earlier build would stay beside the new ones.
 rmSync(new URL('../dist/server/chunks', import.meta.url), { recursive: true, force: true });
 
-await build({
+const { metafile } = await build({
   absWorkingDir: root,
   tsconfig: 'tsconfig.build.json',
   entryPoints: { main: 'server/main.ts' },
@@ -42,4 +44,9 @@ await build({
     js: "import { createRequire as createBundleRequire } from 'node:module'; const require = createBundleRequire(import.meta.url);",
   },
   logLevel: 'warning',
+  metafile: true,
 });
+
+// The fast path reads internals of the tRPC inside the bundle, but checks the versions of the copies installed beside it.
+const untested = untestedBundledVersions(bundledVersions(metafile, Object.keys(TESTED_VERSIONS), root), TESTED_VERSIONS);
+if (untested.length > 0) throw new Error(`the bundle holds untested versions: ${untested.join('; ')}`);
