@@ -48,6 +48,8 @@ export type ConditionHeader = 'If-Match' | 'If-None-Match';
 export interface Precondition {
   ifMatch?: EntityTagCondition;
   ifNoneMatch?: EntityTagCondition;
+  /** An If-Match given was a list of no tags, rather than naming tags the plant's is not. */
+  ifMatchNamesNoTag?: true;
 }
 
 /**
@@ -59,6 +61,7 @@ export function preconditionOf(ifMatch: readonly (string | undefined)[], ifNoneM
   const conditions = ifMatch.flatMap((value) => (value === undefined ? [] : [conditionIn('If-Match', value)]));
   return {
     ...(conditions.length > 0 && { ifMatch: conditions.reduce(bothMatching) }),
+    ...(conditions.some((condition) => !condition.any && condition.tags.length === 0) && { ifMatchNamesNoTag: true }),
     ...(ifNoneMatch !== undefined && { ifNoneMatch: conditionIn('If-None-Match', ifNoneMatch) }),
   };
 }
@@ -78,10 +81,11 @@ function bothMatching(first: EntityTagCondition, second: EntityTagCondition): En
 export type FailedCondition = ConditionHeader | 'weakIfMatch' | 'emptyIfMatch';
 
 /** The condition `entityTag` fails, If-Match first; undefined when the precondition holds. */
-export function failedCondition({ ifMatch, ifNoneMatch }: Precondition, entityTag: string): FailedCondition | undefined {
+export function failedCondition({ ifMatch, ifNoneMatch, ifMatchNamesNoTag }: Precondition, entityTag: string): FailedCondition | undefined {
   if (ifMatch && !matchesStrongly(ifMatch, entityTag)) {
     if (matchesWeakly(ifMatch, entityTag)) return 'weakIfMatch';
-    return !ifMatch.any && ifMatch.tags.length === 0 ? 'emptyIfMatch' : 'If-Match';
+    // Two If-Match lists that share no tag leave none, yet each named one.
+    return ifMatchNamesNoTag ? 'emptyIfMatch' : 'If-Match';
   }
   if (ifNoneMatch && matchesWeakly(ifNoneMatch, entityTag)) return 'If-None-Match';
   return undefined;

@@ -46,8 +46,13 @@ export interface OperationAnswers {
   errors: { [Status in EveryOperationFails]: Answer } & { [Status in Exclude<ErrorStatus, EveryOperationFails>]?: Answer };
 }
 
-export interface RestOperationDeclaration extends OperationAnswers {
-  method: RestOperationMeta['method'];
+type Method = RestOperationMeta['method'];
+/** A request of any method but GET may bring a body, refused 413 over the limit before any operation runs. */
+type BodyAnswers<M extends Method> = M extends 'GET' ? unknown : { 413: Answer };
+
+export interface RestOperationDeclaration<M extends Method = Method> extends OperationAnswers {
+  method: M;
+  errors: OperationAnswers['errors'] & BodyAnswers<M>;
   path: `/${string}`;
   operationId: string;
   summary: string;
@@ -57,8 +62,8 @@ export interface RestOperationDeclaration extends OperationAnswers {
   conditional?: ConditionalRequests;
 }
 
-/** An answer without a description or an example fails the type check. */
-export function restOperation({
+/** An answer without a description or an example fails the type check, as does an answer the method can get left out. */
+export function restOperation<M extends Method>({
   method,
   path,
   operationId,
@@ -69,7 +74,7 @@ export function restOperation({
   errors,
   contentTypes,
   conditional,
-}: RestOperationDeclaration): ProcedureMeta {
+}: RestOperationDeclaration<M>): ProcedureMeta {
   const errorResponses = Object.fromEntries(Object.entries(errors).map(([status, answer]) => [status, answer.description]));
   return {
     scope,

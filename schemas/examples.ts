@@ -1,3 +1,4 @@
+import { DEFAULT_BODY_LIMIT_BYTES } from './body-limit.js';
 import type { ErrorBody } from './error.js';
 import type { NewPlant } from './plant.js';
 
@@ -190,6 +191,40 @@ export function notAPlantIdAnswer(method: keyof typeof NOT_A_PLANT_ID) {
         url: '/plants/fern',
       },
       response: { error: 400, message: 'id must be an integer from -9223372036854775808 to 9223372036854775807' },
+    },
+  } satisfies { description: string; example: OperationExample };
+}
+
+/** 413 to any request whose body is over the limit: a DELETE's too, though it takes none. Its body: `fields` and a long tag. */
+export function bodyTooLargeAnswer(request: Omit<ExampleRequest, 'token' | 'body'>, fields: Partial<NewPlant> = {}) {
+  return {
+    description: 'The request body is larger than BODY_LIMIT_BYTES',
+    example: {
+      name: 'bodyTooLarge',
+      summary: 'The body is larger than BODY_LIMIT_BYTES',
+      request: { token: 'valid', ...request, body: { ...fields, tag: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) } },
+      condition: `BODY_LIMIT_BYTES is the default, ${DEFAULT_BODY_LIMIT_BYTES}`,
+      response: { error: 413, message: `the request body is larger than the limit of ${DEFAULT_BODY_LIMIT_BYTES} bytes` },
+    },
+  } satisfies { description: string; example: OperationExample };
+}
+
+/** Why a body of any operation is refused 415 before it is read, whatever its media type. */
+export const ENCODED_BODY = 'or is encoded (a Content-Encoding other than identity)';
+
+/** 415 to a DELETE whose body is encoded: a body it would refuse anyway, refused as any encoded body is. */
+export function encodedBodyAnswer(request: Omit<ExampleRequest, 'token' | 'body' | 'contentType' | 'headers'>) {
+  return {
+    description: `The body is encoded (a Content-Encoding other than identity); a ${request.method} takes none anyway`,
+    example: {
+      name: 'encodedBody',
+      summary: 'The body is sent compressed',
+      request: { token: 'valid', ...request, contentType: 'application/json', headers: { 'content-encoding': 'gzip' }, body: {} },
+      response: {
+        error: 415,
+        message: 'the request body must not be encoded: send it without Content-Encoding (gzip, br and the like are not accepted)',
+      },
+      headers: { 'accept-encoding': 'identity' },
     },
   } satisfies { description: string; example: OperationExample };
 }

@@ -48,6 +48,9 @@ it('lets a store of its own tell a failed condition, and the header it failed on
   expect(told(['"stale"'])).toMatchObject({ condition: 'If-Match', header: 'If-Match' });
   expect(told([`W/${etag}`])).toMatchObject({ condition: 'weakIfMatch', header: 'If-Match' });
   expect(told([', '])).toMatchObject({ condition: 'emptyIfMatch', header: 'If-Match' });
+  // Two that share no tag: each named one.
+  expect(told([etag, '"stale"'])).toMatchObject({ condition: 'If-Match', header: 'If-Match' });
+  expect(told(['', etag])).toMatchObject({ condition: 'emptyIfMatch', header: 'If-Match' });
   expect(told([], '')).toBeUndefined();
   expect(told([], etag)).toMatchObject({ condition: 'If-None-Match', header: 'If-None-Match' });
 });

@@ -1,4 +1,3 @@
-import { DEFAULT_BODY_LIMIT_BYTES } from '../../schemas/body-limit.js';
 import * as ex from '../../schemas/examples.js';
 import { NewPlantSchema, PlantSchema } from '../../schemas/plant.js';
 import { answeredPlant } from '../answered-plant.js';
@@ -60,18 +59,9 @@ export const createPlant = protectedProcedure
             response: { error: 409, message: 'a plant with id 42 already exists with a different name or tag' },
           },
         },
-        413: {
-          description: 'Request body too large',
-          example: {
-            name: 'bodyTooLarge',
-            summary: 'The body is larger than BODY_LIMIT_BYTES',
-            request: { ...ex.valid, ...request, body: { ...ex.MONSTERA, tag: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) } },
-            condition: 'BODY_LIMIT_BYTES is the default, 16384',
-            response: { error: 413, message: `the request body is larger than the limit of ${DEFAULT_BODY_LIMIT_BYTES} bytes` },
-          },
-        },
+        413: ex.bodyTooLargeAnswer(request, ex.MONSTERA),
         415: {
-          description: 'The body is not JSON',
+          description: `The body is not JSON, ${ex.ENCODED_BODY}`,
           example: {
             name: 'notJson',
             summary: 'The body is sent as text, not JSON',

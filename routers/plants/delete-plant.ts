@@ -44,6 +44,8 @@ export const deletePlant = protectedProcedure
           },
         },
         412: ex.changedMeanwhileAnswer(request, 'deleted'),
+        413: ex.bodyTooLargeAnswer({ ...request, contentType: 'application/json' }),
+        415: ex.encodedBodyAnswer(request),
         ...ex.sharedAnswers('plants:write', request, { given: [ex.MONSTERA] }),
       },
     }),

@@ -60,8 +60,9 @@ export const updatePlant = protectedProcedure
           },
         },
         412: ex.changedMeanwhileAnswer({ ...request, body: { tag: null } }, 'changed'),
+        413: ex.bodyTooLargeAnswer(request),
         415: {
-          description: 'The body is neither a JSON merge patch nor JSON',
+          description: `The body is neither a JSON merge patch nor JSON, ${ex.ENCODED_BODY}`,
           example: {
             name: 'notJson',
             summary: 'The body is sent as text',

@@ -31,10 +31,11 @@ export function addExamples(
 
     const body = example.request.body === undefined ? undefined : exactJsonText(example.request.body);
     const { contentType } = example.request;
-    // A 400's body is invalid on purpose: its response shows it in words, and a request example must fit the schema. An
-    // example about the token (401, 403) cannot be tried from its body: the page sends the token it was given.
+    // A 400's or 415's body is refused on purpose: its response shows it in words, and a request example must be one to
+    // send. An example about the token (401, 403) cannot be tried from its body: the page sends the token it was given.
     if (
       status !== '400' &&
+      status !== '415' &&
       example.request.token === 'valid' &&
       contentType !== undefined &&
       contentType !== 'text/plain' &&

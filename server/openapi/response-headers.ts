@@ -27,6 +27,10 @@ export const RESPONSE_HEADERS = {
     description: 'The media types the PATCH takes (RFC 5789), on a 415 that refused another',
     schema: { type: 'string' as const },
   },
+  'Accept-Encoding': {
+    description: '`identity`, on a 415 that refused an encoded body (RFC 9110 section 12.5.3): send it without Content-Encoding',
+    schema: { type: 'string' as const },
+  },
   Link: {
     description: 'The next page while more plants follow, keeping any `tag` asked: `</plants?limit=…&after=…>; rel="next"`',
     schema: { type: 'string' as const },
@@ -42,6 +46,7 @@ export function addResponseHeaders(operation: OpenApiOperation): void {
     const headers: Record<string, unknown> = { ...response.headers, 'X-Request-Id': ref('X-Request-Id') };
     if (status === '401' || status === '403') headers['WWW-Authenticate'] = ref('WWW-Authenticate');
     if (status === '429' || status === '503') headers['Retry-After'] = ref('Retry-After');
+    if (status === '415') headers['Accept-Encoding'] = ref('Accept-Encoding');
     response.headers = headers;
   }
 }

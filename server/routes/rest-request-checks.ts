@@ -49,6 +49,11 @@ function checkedBodyError(request: FastifyRequest, operation: DeclaredOperation,
 /** A DELETE reads no body: a condition written there would be dropped, and the plant deleted unconditionally. */
 export function deleteBodyError({ method, body }: FastifyRequest): Error | undefined {
   if (method !== 'DELETE' || body === undefined || (isObjectBody(body) && Object.keys(body as object).length === 0)) return undefined;
+  return deleteBodyRefusal();
+}
+
+/** Whatever its media type: naming one a DELETE would take would send the client on to the refusal above. */
+export function deleteBodyRefusal(): Error {
   return httpError(400, 'a DELETE takes no body: send the condition as the If-Match header');
 }
 

@@ -4,7 +4,15 @@ import { NoRouteError } from '../errors/rest-error.js';
 import { addJsonBodyParser, writeBackAdapterMarkers } from '../http/int64-edge.js';
 import type { ApiRoutesOptions } from './api-routes.js';
 import { declaredOperations, operationFinder } from './rest-declarations.js';
-import { anyBodyError, BODY_METHODS, bodyError, deleteBodyError, queryError, unsupportedMediaType } from './rest-request-checks.js';
+import {
+  anyBodyError,
+  BODY_METHODS,
+  bodyError,
+  deleteBodyError,
+  deleteBodyRefusal,
+  queryError,
+  unsupportedMediaType,
+} from './rest-request-checks.js';
 import { judgeTokenBeforeBody, type RequestCheck } from './token-first.js';
 
 /**
@@ -24,7 +32,9 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     writeBackAdapterMarkers(rest);
     // Any other media type, or one the operation does not declare: a 415 naming those it takes, before the body is read.
     const refusedMediaType = (request: FastifyRequest) =>
-      unsupportedMediaType(operationOf(request)?.mediaTypes ?? ['application/json'], request.method);
+      request.method === 'DELETE'
+        ? deleteBodyRefusal()
+        : unsupportedMediaType(operationOf(request)?.mediaTypes ?? ['application/json'], request.method);
     for (const mediaType of otherMediaTypes) {
       // Where every operation of the method takes it (a merge patch on PATCH), no operation is looked up per request.
       const takenByAll = new Set(

@@ -206,6 +206,20 @@ describe('DELETE /plants/{id}', () => {
     expect((await withBody('{}')).statusCode).toBe(204);
   });
 
+  it('refuses a DELETE with a body of another media type as one with a JSON body, not with a 415 that asks for JSON', async () => {
+    await store(8);
+    for (const contentType of ['text/plain', 'application/merge-patch+json', 'not a media type']) {
+      const response = await testApp.app.inject({
+        method: 'DELETE',
+        url: '/plants/8',
+        headers: { ...auth, 'content-type': contentType },
+        payload: '{"ifMatch":"\\"stale\\""}',
+      });
+      expectError(response, 400, 'a DELETE takes no body: send the condition as the If-Match header');
+    }
+    expect(await testApp.plants.countDocuments({})).toBe(1);
+  });
+
   it('deletes only the plant named', async () => {
     await store(1, 2, 3);
     expect((await del('/plants/2')).statusCode).toBe(204);

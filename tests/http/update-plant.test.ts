@@ -385,7 +385,13 @@ describe('over /trpc and in process', () => {
       for (const [path, body] of calls) {
         const refused = await send('POST', path, { ...json, 'if-match': header }, body);
         expect(refused.status).toBe(412);
-        expect(await refused.json()).toMatchObject({ error: { data: { code: 'PRECONDITION_FAILED', httpStatus: 412 } } });
+        // Each names a tag: told as a change, not as a condition that named none.
+        expect(await refused.json()).toMatchObject({
+          error: {
+            message: 'the plant with id 2 has changed: its entity tag matches none of If-Match; read it again and retry',
+            data: { code: 'PRECONDITION_FAILED', httpStatus: 412 },
+          },
+        });
       }
     }
     // Either one weak: refused, told as a weak tag, not as a change.

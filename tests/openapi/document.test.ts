@@ -143,6 +143,26 @@ describe('error answers per operation', () => {
   });
 });
 
+describe('answers to a body, on every operation whose method may bring one', () => {
+  const operations = () =>
+    Object.entries(ours.paths).flatMap(([path, item]) =>
+      (['post', 'patch', 'put', 'delete'] as const).flatMap((method) => (item?.[method] ? [[path, method] as const] : [])),
+    );
+
+  it('documents 413, and 415 with Accept-Encoding, which refuses an encoded body whatever its media type', () => {
+    expect(operations().map(([path, method]) => `${method} ${path}`)).toEqual([
+      'post /plants',
+      'patch /plants/{id}',
+      'delete /plants/{id}',
+    ]);
+    for (const [path, method] of operations()) {
+      const { responses } = operationOf(ours, path, method);
+      expect(responses['413'], `${method} ${path}`).toBeDefined();
+      expect(Object.keys(responses['415']?.headers ?? {}), `${method} ${path}`).toContain('Accept-Encoding');
+    }
+  });
+});
+
 describe('scopes per operation', () => {
   it.each([
     ['/plants', 'post', 'plants:write'],

@@ -12,7 +12,7 @@ it('is a meta trpc-to-openapi reads as its OpenApiMeta, and the router is typed 
   expectTypeOf<AppRouter['_def']['_config']['$types']['meta']>().toEqualTypeOf<ProcedureMeta>();
 });
 
-it('refuses, at type-check time, an operation whose answer lacks its example or its description, or that leaves out an answer every operation has', () => {
+it('refuses, at type-check time, an operation whose answer lacks its example or its description, or that leaves out an answer its method can get', () => {
   const declaration = {
     method: 'GET',
     path: '/plants',
@@ -42,6 +42,9 @@ it('refuses, at type-check time, an operation whose answer lacks its example or 
   const withoutRefusal = { 401: everyOperation[401], 403: everyOperation[403], 500: everyOperation[500], 503: everyOperation[503] };
   // @ts-expect-error: no 400, which every operation's input can answer
   restOperation({ ...declaration, errors: withoutRefusal });
+  // @ts-expect-error: no 413, which a PATCH's body can get
+  restOperation({ ...declaration, method: 'PATCH', path: '/plants/{id}', errors: everyOperation });
+  restOperation({ ...declaration, method: 'PATCH', path: '/plants/{id}', errors: { ...everyOperation, 413: answer('Too large') } });
   expect(restOperation({ ...declaration, errors: everyOperation }).openapi?.errorResponses).toEqual({
     400: 'Bad',
     401: 'No token',
