@@ -317,6 +317,13 @@ describe('GET /plants?tag=', () => {
     expect(await (await send('GET', '/plants?tag=none')).json()).toEqual([]);
   });
 
+  it('takes an empty tag as the tag it is: the plants tagged "", not those without a tag', async () => {
+    await create({ id: 1, name: 'Untagged' });
+    await create({ id: 2, name: 'Tagged empty', tag: '' });
+    for (const query of ['tag=', 'tag'])
+      expect(await (await send('GET', `/plants?${query}`)).json()).toEqual([{ id: 2, name: 'Tagged empty', tag: '' }]);
+  });
+
   it('refuses a repeated tag and one longer than any tag can be', async () => {
     await expectError(await send('GET', '/plants?tag=a&tag=b'), 400, 'tag may be given once: plants are listed by one tag at a time');
     await expectError(await send('GET', `/plants?tag=${'x'.repeat(101)}`), 400, 'tag must be at most 100 characters');
