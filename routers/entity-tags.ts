@@ -48,8 +48,8 @@ export type ConditionHeader = 'If-Match' | 'If-None-Match';
 export interface Precondition {
   ifMatch?: EntityTagCondition;
   ifNoneMatch?: EntityTagCondition;
-  /** An If-Match given was a list of no tags, rather than naming tags the plant's is not. */
-  ifMatchNamesNoTag?: true;
+  /** Two If-Match lists (a header and a call's input) named tags, none of them in both: a list of none, not sent as one. */
+  ifMatchListsDisjoint?: true;
 }
 
 /**
@@ -59,12 +59,15 @@ export interface Precondition {
 export function preconditionOf(ifMatch: readonly (string | undefined)[], ifNoneMatch: string | undefined): Precondition | undefined {
   if (ifNoneMatch === undefined && ifMatch.every((value) => value === undefined)) return undefined;
   const conditions = ifMatch.flatMap((value) => (value === undefined ? [] : [conditionIn('If-Match', value)]));
+  const both = conditions.length > 0 ? conditions.reduce(bothMatching) : undefined;
   return {
-    ...(conditions.length > 0 && { ifMatch: conditions.reduce(bothMatching) }),
-    ...(conditions.some((condition) => !condition.any && condition.tags.length === 0) && { ifMatchNamesNoTag: true }),
+    ...(both && { ifMatch: both }),
+    ...(both && namesNoTag(both) && !conditions.some(namesNoTag) && { ifMatchListsDisjoint: true }),
     ...(ifNoneMatch !== undefined && { ifNoneMatch: conditionIn('If-None-Match', ifNoneMatch) }),
   };
 }
+
+const namesNoTag = (condition: EntityTagCondition): boolean => !condition.any && condition.tags.length === 0;
 
 /** The tags both conditions name, strong only where both name it strongly: `*` adds nothing. */
 function bothMatching(first: EntityTagCondition, second: EntityTagCondition): EntityTagCondition {
@@ -81,11 +84,13 @@ function bothMatching(first: EntityTagCondition, second: EntityTagCondition): En
 export type FailedCondition = ConditionHeader | 'weakIfMatch' | 'emptyIfMatch';
 
 /** The condition `entityTag` fails, If-Match first; undefined when the precondition holds. */
-export function failedCondition({ ifMatch, ifNoneMatch, ifMatchNamesNoTag }: Precondition, entityTag: string): FailedCondition | undefined {
+export function failedCondition(
+  { ifMatch, ifNoneMatch, ifMatchListsDisjoint }: Precondition,
+  entityTag: string,
+): FailedCondition | undefined {
   if (ifMatch && !matchesStrongly(ifMatch, entityTag)) {
     if (matchesWeakly(ifMatch, entityTag)) return 'weakIfMatch';
-    // Two If-Match lists that share no tag leave none, yet each named one.
-    return ifMatchNamesNoTag ? 'emptyIfMatch' : 'If-Match';
+    return namesNoTag(ifMatch) && !ifMatchListsDisjoint ? 'emptyIfMatch' : 'If-Match';
   }
   if (ifNoneMatch && matchesWeakly(ifNoneMatch, entityTag)) return 'If-None-Match';
   return undefined;

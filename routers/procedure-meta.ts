@@ -47,8 +47,9 @@ export interface OperationAnswers {
 }
 
 type Method = RestOperationMeta['method'];
-/** A request of any method but GET may bring a body, refused 413 over the limit before any operation runs. */
-type BodyAnswers<M extends Method> = M extends 'GET' ? unknown : { 413: Answer };
+/** A request of any method but GET may bring a body, refused 413 over the limit before any operation runs. Not distributed: a method
+ * typed only as some method may be one that takes a body. */
+type BodyAnswers<M extends Method> = [M] extends ['GET'] ? unknown : { 413: Answer };
 
 export interface RestOperationDeclaration<M extends Method = Method> extends OperationAnswers {
   method: M;

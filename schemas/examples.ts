@@ -195,7 +195,7 @@ export function notAPlantIdAnswer(method: keyof typeof NOT_A_PLANT_ID) {
   } satisfies { description: string; example: OperationExample };
 }
 
-/** 413 to any request whose body is over the limit: a DELETE's too, though it takes none. Its body: `fields` and a long tag. */
+/** 413 to any request whose JSON body is over the limit: a DELETE's too, though it takes none. Its body: `fields` and a long tag. */
 export function bodyTooLargeAnswer(request: Omit<ExampleRequest, 'token' | 'body'>, fields: Partial<NewPlant> = {}) {
   return {
     description: 'The request body is larger than BODY_LIMIT_BYTES',
@@ -209,13 +209,13 @@ export function bodyTooLargeAnswer(request: Omit<ExampleRequest, 'token' | 'body
   } satisfies { description: string; example: OperationExample };
 }
 
-/** Why a body of any operation is refused 415 before it is read, whatever its media type. */
+/** Why a JSON body of any operation is refused 415 before it is read. */
 export const ENCODED_BODY = 'or is encoded (a Content-Encoding other than identity)';
 
-/** 415 to a DELETE whose body is encoded: a body it would refuse anyway, refused as any encoded body is. */
+/** 415 to a DELETE whose JSON body is encoded: a body it would refuse anyway, refused as any encoded JSON body is. */
 export function encodedBodyAnswer(request: Omit<ExampleRequest, 'token' | 'body' | 'contentType' | 'headers'>) {
   return {
-    description: `The body is encoded (a Content-Encoding other than identity); a ${request.method} takes none anyway`,
+    description: `The JSON body is encoded (a Content-Encoding other than identity); a ${request.method} takes none anyway`,
     example: {
       name: 'encodedBody',
       summary: 'The body is sent compressed',

@@ -51,6 +51,8 @@ it('lets a store of its own tell a failed condition, and the header it failed on
   // Two that share no tag: each named one.
   expect(told([etag, '"stale"'])).toMatchObject({ condition: 'If-Match', header: 'If-Match' });
   expect(told(['', etag])).toMatchObject({ condition: 'emptyIfMatch', header: 'If-Match' });
+  // A precondition a store builds itself reads as one preconditionOf makes.
+  expect(failedCondition({ ifMatch: { any: false, tags: [] } }, etag)).toBe('emptyIfMatch');
   expect(told([], '')).toBeUndefined();
   expect(told([], etag)).toMatchObject({ condition: 'If-None-Match', header: 'If-None-Match' });
 });

@@ -1,6 +1,7 @@
 // Builds dist/server/main.js, the production entry, as one bundle with a few lazily loaded chunks: starting the service
 // then reads a handful of files instead of hundreds of modules. Why, and what stays out: docs/decisions/bundled-entry.md.
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 import { TESTED_VERSIONS } from '@plant-store/fast-path';
@@ -23,10 +24,7 @@ const external = [
   '@plant-store/mongod-emulator',
 ];
 
-// Chunks are named by their content: those of an earlier build would stay beside the new ones.
-rmSync(new URL('../dist/server/chunks', import.meta.url), { recursive: true, force: true });
-
-const { metafile } = await build({
+const { metafile, outputFiles } = await build({
   absWorkingDir: root,
   tsconfig: 'tsconfig.build.json',
   entryPoints: { main: 'server/main.ts' },
@@ -45,8 +43,17 @@ const { metafile } = await build({
   },
   logLevel: 'warning',
   metafile: true,
+  // Written below, once checked.
+  write: false,
 });
 
 // The fast path reads internals of the tRPC inside the bundle, but checks the versions of the copies installed beside it.
 const untested = untestedBundledVersions(bundledVersions(metafile, Object.keys(TESTED_VERSIONS), root), TESTED_VERSIONS);
 if (untested.length > 0) throw new Error(`the bundle holds untested versions: ${untested.join('; ')}`);
+
+// Chunks are named by their content: those of an earlier build would stay beside the new ones.
+rmSync(new URL('../dist/server/chunks', import.meta.url), { recursive: true, force: true });
+for (const { path, contents } of outputFiles) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, contents);
+}

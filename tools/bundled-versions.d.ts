@@ -3,6 +3,6 @@ export interface BundleInputs {
   inputs: Record<string, unknown>;
 }
 
-export function bundledVersions(metafile: BundleInputs, packageNames: readonly string[], root: string): Record<string, string | undefined>;
+export function bundledVersions(metafile: BundleInputs, packageNames: readonly string[], root: string): Record<string, string[]>;
 
-export function untestedBundledVersions(bundled: Record<string, string | undefined>, tested: Record<string, string>): string[];
+export function untestedBundledVersions(bundled: Record<string, string[] | undefined>, tested: Record<string, string>): string[];

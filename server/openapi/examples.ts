@@ -11,7 +11,7 @@ interface ExampleObject {
   value: unknown;
 }
 
-/** Short request bodies also go on the request body, where Swagger UI offers them to try, except a 400's or a token's. */
+/** Short request bodies also go on the request body, where Swagger UI offers them to try, except a 400's, a 415's or a token's. */
 export function addExamples(
   operation: OpenApiOperation,
   examples: Record<string, OperationExample>,

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { httpError } from '../errors/http-error.js';
 import { reservedParameterError, unknownParametersError } from '../http/reserved-query-names.js';
+import { hasBody } from '../http/request-refusals.js';
 import type { DeclaredOperation } from './rest-declarations.js';
 
 // What a REST request must be before trpc-to-openapi reads it: its body an object of a media type its operation takes,
@@ -46,16 +47,25 @@ function checkedBodyError(request: FastifyRequest, operation: DeclaredOperation,
   return undefined;
 }
 
+const DELETE_TAKES_NO_BODY = 'a DELETE takes no body: send the condition as the If-Match header';
+
 /** A DELETE reads no body: a condition written there would be dropped, and the plant deleted unconditionally. */
 export function deleteBodyError({ method, body }: FastifyRequest): Error | undefined {
   if (method !== 'DELETE' || body === undefined || (isObjectBody(body) && Object.keys(body as object).length === 0)) return undefined;
-  return deleteBodyRefusal();
+  return httpError(400, DELETE_TAKES_NO_BODY);
 }
 
-/** Whatever its media type: naming one a DELETE would take would send the client on to the refusal above. */
-export function deleteBodyRefusal(): Error {
-  return httpError(400, 'a DELETE takes no body: send the condition as the If-Match header');
+/**
+ * A DELETE's body of another media type than JSON, refused unread as a JSON one is: a 415 naming a media type would send
+ * the client on to that refusal. None at all (`Content-Length: 0`) is no body, whatever Content-Type says.
+ */
+export function deleteBodyRefusal({ headers }: FastifyRequest): Error | undefined {
+  return hasBody(headers) ? httpError(400, DELETE_TAKES_NO_BODY) : undefined;
 }
+
+/** A Content-Type that is no media type, on a DELETE with no body, which Fastify refuses before any parser could let it by. */
+export const notAMediaTypeOnDelete = () =>
+  httpError(400, 'the Content-Type header is not a media type: a DELETE takes no body, so send none');
 
 /** On the catch-all: the body's checks of the operation its URL names, if any; no body is refused where none serves it. */
 export function anyBodyError(

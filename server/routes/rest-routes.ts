@@ -10,6 +10,7 @@ import {
   bodyError,
   deleteBodyError,
   deleteBodyRefusal,
+  notAMediaTypeOnDelete,
   queryError,
   unsupportedMediaType,
 } from './rest-request-checks.js';
@@ -31,9 +32,9 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     rest.removeContentTypeParser('text/plain');
     writeBackAdapterMarkers(rest);
     // Any other media type, or one the operation does not declare: a 415 naming those it takes, before the body is read.
-    const refusedMediaType = (request: FastifyRequest) =>
+    const refusedMediaType = (request: FastifyRequest): Error | undefined =>
       request.method === 'DELETE'
-        ? deleteBodyRefusal()
+        ? deleteBodyRefusal(request)
         : unsupportedMediaType(operationOf(request)?.mediaTypes ?? ['application/json'], request.method);
     for (const mediaType of otherMediaTypes) {
       // Where every operation of the method takes it (a merge patch on PATCH), no operation is looked up per request.
@@ -47,11 +48,12 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
       );
     }
     rest.addContentTypeParser('*', (request, _payload, done) => {
-      done(refusedMediaType(request));
+      done(refusedMediaType(request) ?? null, undefined);
     });
     // A Content-Type that is no media type at all Fastify refuses before any parser: the same 415, passed on to be shaped.
     rest.setErrorHandler((error: FastifyError, request) => {
-      throw error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? refusedMediaType(request) : error;
+      if (error.code !== 'FST_ERR_CTP_INVALID_MEDIA_TYPE') throw error;
+      throw refusedMediaType(request) ?? notAMediaTypeOnDelete();
     });
     // Callback-style hooks, one per route, its operation's checks chosen here: the body's on routes that take one; on
     // every route, `__proto__` and the like refused before trpc-to-openapi reads the query. The catch-all serves any

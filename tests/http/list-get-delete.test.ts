@@ -220,6 +220,25 @@ describe('DELETE /plants/{id}', () => {
     expect(await testApp.plants.countDocuments({})).toBe(1);
   });
 
+  it('takes a DELETE whose Content-Type names any media type, with Content-Length: 0, as one without a body', async () => {
+    await store(8, 9);
+    const empty = (id: number, contentType: string) =>
+      testApp.app.inject({
+        method: 'DELETE',
+        url: `/plants/${id}`,
+        headers: { ...auth, 'content-type': contentType, 'content-length': '0' },
+      });
+    expect((await empty(8, 'text/plain')).statusCode).toBe(204);
+    expect((await empty(9, 'application/merge-patch+json')).statusCode).toBe(204);
+    // One that is no media type cannot be let by: said so, not told it had a body.
+    expectError(
+      await empty(9, 'not a media type'),
+      400,
+      'the Content-Type header is not a media type: a DELETE takes no body, so send none',
+    );
+    expect(await testApp.plants.countDocuments({})).toBe(0);
+  });
+
   it('deletes only the plant named', async () => {
     await store(1, 2, 3);
     expect((await del('/plants/2')).statusCode).toBe(204);

@@ -149,7 +149,7 @@ describe('answers to a body, on every operation whose method may bring one', () 
       (['post', 'patch', 'put', 'delete'] as const).flatMap((method) => (item?.[method] ? [[path, method] as const] : [])),
     );
 
-  it('documents 413, and 415 with Accept-Encoding, which refuses an encoded body whatever its media type', () => {
+  it('documents 413, and 415 with Accept-Encoding, which refuses an encoded JSON body', () => {
     expect(operations().map(([path, method]) => `${method} ${path}`)).toEqual([
       'post /plants',
       'patch /plants/{id}',

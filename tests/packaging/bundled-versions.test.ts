@@ -14,7 +14,9 @@ describe('the versions in the bundle', () => {
       await writeFile(join(root, dir, 'package.json'), JSON.stringify({ name, version }));
     };
     await manifest('node_modules/@trpc/server', '@trpc/server', '11.0.0');
+    await manifest('node_modules/other/node_modules/@trpc/server', '@trpc/server', '11.25.2');
     await manifest('node_modules/other/node_modules/trpc-to-openapi', 'trpc-to-openapi', '3.3.0');
+    await manifest('node_modules/not-trpc-to-openapi', 'not-trpc-to-openapi', '9.9.9');
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
@@ -24,19 +26,22 @@ describe('the versions in the bundle', () => {
     inputs: {
       'server/main.ts': {},
       'node_modules/@trpc/server/dist/unstable-core-do-not-import.mjs': {},
+      'node_modules/@trpc/server/dist/index.mjs': {},
+      'node_modules/other/node_modules/@trpc/server/dist/index.mjs': {},
       'node_modules/other/node_modules/trpc-to-openapi/dist/index.mjs': {},
+      'node_modules/not-trpc-to-openapi/index.js': {},
     },
   };
 
-  it("reads each bundled package's version from its own manifest, nested ones too", () => {
+  it("reads the version of every bundled copy of a package from that copy's manifest, nested ones too", () => {
     expect(bundledVersions(metafile, ['@trpc/server', 'trpc-to-openapi', 'zod'], root)).toStrictEqual({
-      '@trpc/server': '11.0.0',
-      'trpc-to-openapi': '3.3.0',
-      zod: undefined,
+      '@trpc/server': ['11.0.0', '11.25.2'],
+      'trpc-to-openapi': ['3.3.0'],
+      zod: [],
     });
   });
 
-  it('names every package bundled at another version than tested, or not bundled', () => {
+  it('names every copy bundled at another version than tested, and a package not bundled', () => {
     const bundled = bundledVersions(metafile, ['@trpc/server', 'trpc-to-openapi', 'zod'], root);
     expect(untestedBundledVersions(bundled, { '@trpc/server': '11.25.2', 'trpc-to-openapi': '3.3.0', zod: '4.0.0' })).toStrictEqual([
       '@trpc/server 11.0.0 bundled, 11.25.2 tested',

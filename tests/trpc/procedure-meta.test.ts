@@ -45,6 +45,10 @@ it('refuses, at type-check time, an operation whose answer lacks its example or 
   // @ts-expect-error: no 413, which a PATCH's body can get
   restOperation({ ...declaration, method: 'PATCH', path: '/plants/{id}', errors: everyOperation });
   restOperation({ ...declaration, method: 'PATCH', path: '/plants/{id}', errors: { ...everyOperation, 413: answer('Too large') } });
+  const eitherMethod = (method: 'GET' | 'DELETE') =>
+    // @ts-expect-error: no 413, which a method that may be DELETE can get
+    restOperation({ ...declaration, method, errors: everyOperation });
+  eitherMethod('DELETE');
   expect(restOperation({ ...declaration, errors: everyOperation }).openapi?.errorResponses).toEqual({
     400: 'Bad',
     401: 'No token',
