@@ -11,7 +11,7 @@ import { writableJson } from '../http/int64-edge.js';
 import { NewPlantSchema } from '../../schemas/plant.js';
 import { PlantCreatedEventSchema, PlantDeletedEventSchema, PlantUpdatedEventSchema } from '../../schemas/change-event.js';
 import { addExamples, addHttpLayerExamples } from './examples.js';
-import { addEntityTagHeader, addNotModified, addResponseHeaders, RESPONSE_HEADERS } from './response-headers.js';
+import { addEntityTagHeader, addNotModified, addResponseHeaders } from './response-headers.js';
 import { addWebhooks } from '../webhooks/openapi-webhook.js';
 import { operationsOf, type OpenApiOperation } from './operations.js';
 
@@ -76,7 +76,6 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     ...document.components,
     // trpc-to-openapi's own error envelopes, no longer referenced.
     schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => !name.startsWith('error.'))),
-    headers: RESPONSE_HEADERS,
   };
   document.security = [{ bearerAuth: [] }];
   document.tags = declaredTags(operationsOf(document));

@@ -1,6 +1,7 @@
 import type { ExampleRequest, HttpLayerExample, OperationExample, RequestExample } from '../../schemas/examples.js';
 import { exactJsonText } from '../http/int64-edge.js';
 import type { OpenApiOperation, OpenApiResponse } from './operations.js';
+import { header, RESPONSE_HEADERS, type ResponseHeaderName } from './response-headers.js';
 
 /** Bodies longer than this are described in words rather than shown (the 413 example). */
 const MAX_SHOWN_BODY_CHARS = 300;
@@ -25,8 +26,10 @@ export function addExamples(
     const words = describeRequest(example);
     if (example.response === undefined) response.description = `${response.description}. ${words}`;
     else setExample(response, example.name, { summary: example.summary, description: words, value: example.response });
+    // A header only an example shows is one not every such answer carries (`Link` on the last page).
     for (const name of Object.keys(example.headers ?? {})) {
-      response.headers = { ...response.headers, [headerName(name)]: { $ref: `#/components/headers/${headerName(name)}` } };
+      const documented = responseHeaderName(name);
+      response.headers = { ...response.headers, [documented]: response.headers?.[documented] ?? header(documented, false) };
     }
 
     const body = example.request.body === undefined ? undefined : exactJsonText(example.request.body);
@@ -83,6 +86,12 @@ function setExample(response: OpenApiResponse, name: string, example: ExampleObj
 /** `link` is written `Link`, as documents name headers; `etag` as RFC 9110 writes it. */
 function headerName(name: string): string {
   return name === 'etag' ? 'ETag' : name.replace(/(^|-)[a-z]/g, (letter) => letter.toUpperCase());
+}
+
+function responseHeaderName(name: string): ResponseHeaderName {
+  const documented = headerName(name);
+  if (!Object.hasOwn(RESPONSE_HEADERS, documented)) throw new Error(`an example answers the header ${name}, which no answer documents`);
+  return documented as ResponseHeaderName;
 }
 
 function describeRequest({ request, given, condition }: OperationExample): string {

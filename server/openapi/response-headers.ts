@@ -1,6 +1,6 @@
 import type { OpenApiOperation } from './operations.js';
 
-/** The headers the service's answers carry, as the document's reusable components. */
+/** The headers the service's answers carry. */
 export const RESPONSE_HEADERS = {
   'X-Request-Id': {
     description: 'The id of this request, also in the log lines about it (and in the message of a 500)',
@@ -37,16 +37,23 @@ export const RESPONSE_HEADERS = {
   },
 };
 
-const ref = (name: keyof typeof RESPONSE_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
+
+/**
+ * Written out, saying whether every such answer carries it: openapi-typescript types a header given by `$ref` as always
+ * there, which would make a client's `Link` a string on the last page too.
+ */
+export const header = (name: ResponseHeaderName, required: boolean) => ({ ...RESPONSE_HEADERS[name], required });
 
 /** Which answer carries which header, the same for every operation. */
 export function addResponseHeaders(operation: OpenApiOperation): void {
   for (const [status, response] of Object.entries(operation.responses)) {
     if (!response) continue;
-    const headers: Record<string, unknown> = { ...response.headers, 'X-Request-Id': ref('X-Request-Id') };
-    if (status === '401' || status === '403') headers['WWW-Authenticate'] = ref('WWW-Authenticate');
-    if (status === '429' || status === '503') headers['Retry-After'] = ref('Retry-After');
-    if (status === '415') headers['Accept-Encoding'] = ref('Accept-Encoding');
+    const headers: Record<string, unknown> = { ...response.headers, 'X-Request-Id': header('X-Request-Id', true) };
+    if (status === '401' || status === '403') headers['WWW-Authenticate'] = header('WWW-Authenticate', true);
+    if (status === '429' || status === '503') headers['Retry-After'] = header('Retry-After', true);
+    // Only to an encoded body: a 415 for the media type has none.
+    if (status === '415') headers['Accept-Encoding'] = header('Accept-Encoding', false);
     response.headers = headers;
   }
 }
@@ -54,7 +61,8 @@ export function addResponseHeaders(operation: OpenApiOperation): void {
 /** The answers of an operation that declares entity tags: its 2xx carry `ETag`. */
 export function addEntityTagHeader(operation: OpenApiOperation): void {
   for (const [status, response] of Object.entries(operation.responses)) {
-    if (response && status.startsWith('2') && response.content !== undefined) response.headers = { ...response.headers, ETag: ref('ETag') };
+    if (response && status.startsWith('2') && response.content !== undefined)
+      response.headers = { ...response.headers, ETag: header('ETag', true) };
   }
 }
 
@@ -62,6 +70,6 @@ export function addEntityTagHeader(operation: OpenApiOperation): void {
 export function addNotModified(operation: OpenApiOperation, description: string): void {
   operation.responses['304'] = {
     description,
-    headers: { 'X-Request-Id': ref('X-Request-Id'), ETag: ref('ETag') },
+    headers: { 'X-Request-Id': header('X-Request-Id', true), ETag: header('ETag', true) },
   };
 }
