@@ -31,7 +31,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     // JSON only: without this, Fastify's default text/plain parser would let text reach the procedure.
     rest.removeContentTypeParser('text/plain');
     writeBackAdapterMarkers(rest);
-    // Any other media type, or one the operation does not declare: a 415 naming those it takes, before the body is read.
+    // Any other media type, or one the operation does not declare: a 415 naming those it takes, before the body is read;
+    // a DELETE's body of any of them gets the 400 of a DELETE with a body, and none at all gets by.
     const refusedMediaType = (request: FastifyRequest): Error | undefined =>
       request.method === 'DELETE'
         ? deleteBodyRefusal(request)
@@ -50,7 +51,8 @@ export async function registerRestRoutes(app: FastifyInstance, { router, serving
     rest.addContentTypeParser('*', (request, _payload, done) => {
       done(refusedMediaType(request) ?? null, undefined);
     });
-    // A Content-Type that is no media type at all Fastify refuses before any parser: the same 415, passed on to be shaped.
+    // A Content-Type that is no media type at all Fastify refuses before any parser: the same refusal, passed on to be
+    // shaped, and a 400 saying so to a DELETE without a body.
     rest.setErrorHandler((error: FastifyError, request) => {
       if (error.code !== 'FST_ERR_CTP_INVALID_MEDIA_TYPE') throw error;
       throw refusedMediaType(request) ?? notAMediaTypeOnDelete();
