@@ -52,13 +52,23 @@ export interface Precondition {
   ifMatchListsDisjoint?: true;
 }
 
+/** The conditions a request's headers carry. */
+export interface ConditionHeaders {
+  ifMatch?: string | undefined;
+  ifNoneMatch?: string | undefined;
+}
+
 /**
  * Undefined when no condition is given. A call may give If-Match twice (the header and an `ifMatch` input): both must
  * hold. A malformed value is refused, not ignored: a client that meant a condition must not get an unconditional write.
  */
-export function preconditionOf(ifMatch: readonly (string | undefined)[], ifNoneMatch: string | undefined): Precondition | undefined {
-  if (ifNoneMatch === undefined && ifMatch.every((value) => value === undefined)) return undefined;
-  const conditions = ifMatch.flatMap((value) => (value === undefined ? [] : [conditionIn('If-Match', value)]));
+export function preconditionOf(headers: ConditionHeaders | undefined, ifMatchInput?: string): Precondition | undefined {
+  const { ifMatch, ifNoneMatch } = headers ?? {};
+  if (ifNoneMatch === undefined && ifMatch === undefined && ifMatchInput === undefined) return undefined;
+  const conditions = [
+    ...(ifMatch === undefined ? [] : [conditionIn('If-Match', ifMatch)]),
+    ...(ifMatchInput === undefined ? [] : [conditionIn('ifMatch', ifMatchInput)]),
+  ];
   const both = conditions.length > 0 ? conditions.reduce(bothMatching) : undefined;
   return {
     ...(both && { ifMatch: both }),
@@ -96,15 +106,18 @@ export function failedCondition(
   return undefined;
 }
 
-function conditionIn(header: ConditionHeader, value: string): EntityTagCondition {
+/** Where a condition came from: a request header, or a call's `ifMatch` input. */
+type ConditionSource = ConditionHeader | 'ifMatch';
+
+function conditionIn(source: ConditionSource, value: string): EntityTagCondition {
   const condition = parseEntityTagCondition(value);
-  if (condition === undefined) throw new MalformedConditionError(header);
+  if (condition === undefined) throw new MalformedConditionError(source);
   return condition;
 }
 
 export class MalformedConditionError extends Error {
   override name = 'MalformedConditionError';
-  constructor(readonly header: ConditionHeader) {
-    super(`${header} must be * or a comma-separated list of entity tags, each in double quotes, as ETag gives them`);
+  constructor(readonly source: ConditionSource) {
+    super(`${source} must be * or a comma-separated list of entity tags, each in double quotes, as ETag gives them`);
   }
 }

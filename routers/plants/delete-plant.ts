@@ -53,6 +53,5 @@ export const deletePlant = protectedProcedure
   .input(DeletePlantInputSchema)
   .output(z.void())
   .mutation(async ({ input, ctx }) => {
-    if (!(await ctx.store.delete(input.id, preconditionOf([ctx.conditions?.ifMatch, input.ifMatch], ctx.conditions?.ifNoneMatch))))
-      throw new PlantNotFoundError(input.id);
+    if (!(await ctx.store.delete(input.id, preconditionOf(ctx.conditions, input.ifMatch)))) throw new PlantNotFoundError(input.id);
   });

@@ -72,7 +72,7 @@ export const getPlant = protectedProcedure
   .output(StoredPlantSchema)
   .query(async ({ input, ctx }) => {
     // If-None-Match is the answer's to judge (304); If-Match comes first and refuses the answer.
-    const precondition = preconditionOf([ctx.conditions?.ifMatch], undefined);
+    const precondition = preconditionOf({ ifMatch: ctx.conditions?.ifMatch });
     const stored = await ctx.store.get(input.id);
     if (stored === undefined) throw new PlantNotFoundError(input.id);
     const plant = answeredStoredPlant(ctx, stored);

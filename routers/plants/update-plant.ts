@@ -82,8 +82,5 @@ export const updatePlant = protectedProcedure
   .output(StoredPlantSchema)
   .mutation(async ({ input, ctx }) => {
     const { id, name, tag, ifMatch } = input;
-    return answeredStoredPlant(
-      ctx,
-      await ctx.store.update(id, { name, tag }, preconditionOf([ctx.conditions?.ifMatch, ifMatch], ctx.conditions?.ifNoneMatch)),
-    );
+    return answeredStoredPlant(ctx, await ctx.store.update(id, { name, tag }, preconditionOf(ctx.conditions, ifMatch)));
   });

@@ -74,6 +74,18 @@ describe('a conditional update in process', () => {
     });
     await expect(createCaller(writer).getPlant({ id: 10 })).resolves.toStrictEqual({ id: 10, name: 'English ivy' });
   });
+
+  it('names the ifMatch input, not a header the caller never sent, when it is no entity tag', async () => {
+    const caller = createCaller(createContext(`Bearer ${TEST_TOKEN}`));
+    await caller.createPlant({ id: 11, name: 'Ivy' });
+    for (const call of [caller.updatePlant({ id: 11, name: 'x', ifMatch: 'stale' }), caller.deletePlant({ id: 11, ifMatch: 'stale' })]) {
+      await expect(call).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+        message: 'ifMatch must be * or a comma-separated list of entity tags, each in double quotes, as ETag gives them',
+      });
+    }
+    await expect(caller.getPlant({ id: 11 })).resolves.toStrictEqual({ id: 11, name: 'Ivy' });
+  });
 });
 
 describe('refusals in process', () => {
