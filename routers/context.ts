@@ -1,5 +1,6 @@
 /** The ports are only declared here; the server implements them. */
 import type { AuthResult, Principal, TokenVerifier } from './auth.js';
+import type { ConditionHeaders } from './entity-tags.js';
 import type { PlantStore } from './plant-store.js';
 
 export interface Context {
@@ -16,10 +17,7 @@ export interface Context {
   requestId?: string | undefined;
 }
 
-export interface RequestConditions {
-  ifMatch?: string | undefined;
-  /** On a read it asks for 304 while it names the plant's tag; on a change, it refuses the change then (412). */
-  ifNoneMatch?: string | undefined;
+export interface RequestConditions extends ConditionHeaders {
   /** A GET or HEAD: the one kind of request a 304 answers. */
   read: boolean;
 }

@@ -55,6 +55,7 @@ export interface Precondition {
 /** The conditions a request's headers carry. */
 export interface ConditionHeaders {
   ifMatch?: string | undefined;
+  /** On a read it asks for 304 while it names the plant's tag; on a change, it refuses the change then (412). */
   ifNoneMatch?: string | undefined;
 }
 

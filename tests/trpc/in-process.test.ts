@@ -78,8 +78,12 @@ describe('a conditional update in process', () => {
   it('names the ifMatch input, not a header the caller never sent, when it is no entity tag', async () => {
     const caller = createCaller(createContext(`Bearer ${TEST_TOKEN}`));
     await caller.createPlant({ id: 11, name: 'Ivy' });
-    for (const call of [caller.updatePlant({ id: 11, name: 'x', ifMatch: 'stale' }), caller.deletePlant({ id: 11, ifMatch: 'stale' })]) {
-      await expect(call).rejects.toMatchObject({
+    const calls = [
+      () => caller.updatePlant({ id: 11, name: 'x', ifMatch: 'stale' }),
+      () => caller.deletePlant({ id: 11, ifMatch: 'stale' }),
+    ];
+    for (const call of calls) {
+      await expect(call()).rejects.toMatchObject({
         code: 'BAD_REQUEST',
         message: 'ifMatch must be * or a comma-separated list of entity tags, each in double quotes, as ETag gives them',
       });
