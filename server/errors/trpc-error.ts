@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppRouter } from '../../routers/app.js';
 import type { Context } from '../../routers/context.js';
 import { noteFailureCause } from '../logs/failure-cause.js';
-import { isUnexpected, toRestError, type MethodsAt, type RequestInfo } from './rest-error.js';
+import { isRefusalStatus, isUnexpected, toRestError, type MethodsAt, type RequestInfo } from './rest-error.js';
 
 /**
  * Failures before tRPC runs become TRPCErrors with REST's status and words, so the router's own formatter shapes them;
@@ -19,11 +19,12 @@ export function toTrpcErrorEnvelope(
   { path, methodsAt }: { path?: string | undefined; methodsAt?: MethodsAt } = {},
 ) {
   const { statusCode, body, headers } = toRestError(error, request, methodsAt);
-  const code = HTTP_STATUS_TRPC_ERROR_CODE[statusCode] ?? (statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
+  // A refusal no tRPC code stands for (505) keeps its words: only an unexpected failure is told in general terms.
+  const code = HTTP_STATUS_TRPC_ERROR_CODE[statusCode] ?? (isRefusalStatus(statusCode) ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
   const trpcError = new TRPCError({ code, message: body.message, cause: error });
   // What the router's formatter reads of a context, before tRPC made one: the request id a 500's message names.
   const ctx: Pick<Context, 'requestId'> = { requestId: request.id };
-  return { statusCode, headers, body: trpcErrorBody(router, trpcError, path, ctx) };
+  return { statusCode, headers, body: trpcErrorBody(router, trpcError, { path, ctx, httpStatus: statusCode }) };
 }
 
 /** The cause of any 5xx (a 503 from the database too) goes into the request's log line. */

@@ -82,7 +82,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     }
   });
 
-  it('a transfer coding other than chunked (gzip, chunked): 501 naming it, the connection closed, nothing stored; HTTP/2.0: 505', async () => {
+  it('a transfer coding other than chunked (gzip, chunked): 501 naming it, the connection closed, nothing stored; HTTP/2.0: 505, over /trpc too', async () => {
     for (const [id, coding] of [
       [67, 'gzip, chunked'],
       [68, 'foo, chunked'],
@@ -107,6 +107,12 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     const version = await service.exchange('GET /healthz HTTP/2.0\r\nhost: a\r\n\r\n');
     expectErrorBody(version, 505, 'HTTP/2.0 is not supported: send HTTP/1.1');
     expect(version.headers.connection).toBe('close');
+    // Over /trpc in tRPC's envelope, with the same words and the answer's own status: no tRPC code stands for 505.
+    const trpcVersion = await service.exchange('GET /trpc/listPlants HTTP/2.0\r\nhost: a\r\n\r\n');
+    expect(trpcVersion.status).toBe(505);
+    expect(JSON.parse(trpcVersion.body)).toMatchObject({
+      error: { message: 'HTTP/2.0 is not supported: send HTTP/1.1', data: { code: 'BAD_REQUEST', httpStatus: 505 } },
+    });
     // Refusals of what the client sent, not failures of the service: no error line, no stack.
     await vi.waitFor(() => {
       expect(service.output()).toContain('"status":505');

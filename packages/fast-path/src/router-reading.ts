@@ -34,10 +34,18 @@ function inputKeysOf(inputs: readonly unknown[]): string[] | undefined {
 
 /**
  * tRPC's error body for `error`, through the router's own error formatter and transformer; a call's names its path. The
- * formatter is given what is known of the context, if anything, before tRPC made one.
+ * formatter is given what is known of the context, if anything, before tRPC made one. `httpStatus`, when given, is the
+ * answer's status, which tRPC's clients read from the body: one that no tRPC code stands for (505) is said there too.
  */
-export function trpcErrorBody(router: AnyTRPCRouter, error: TRPCError, path?: string, ctx?: object): unknown {
+export function trpcErrorBody(
+  router: AnyTRPCRouter,
+  error: TRPCError,
+  { path, ctx, httpStatus }: { path?: string | undefined; ctx?: object; httpStatus?: number } = {},
+): unknown {
   const config = router._def._config as TRPCRootConfig<RootTypes>;
   const shape = getTRPCErrorShape({ config, error, type: 'unknown', path, input: undefined, ctx });
-  return transformTRPCResponse(config, { error: shape });
+  const data: unknown = shape.data;
+  const withStatus =
+    httpStatus !== undefined && typeof data === 'object' && data !== null ? { ...shape, data: { ...data, httpStatus } } : shape;
+  return transformTRPCResponse(config, { error: withStatus });
 }
