@@ -102,6 +102,11 @@ function describe(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesPars
     case 'HPE_INVALID_METHOD':
       if (isUnknownMethodLine(error)) return httpError(501, 'the request method is not one this service implements');
       break;
+    case 'HPE_INVALID_VERSION': {
+      const version = requestLineVersion(error);
+      if (version !== undefined) return httpError(505, `HTTP/${version} is not supported: send HTTP/1.1`);
+      break;
+    }
   }
   return httpError(400, 'the request is not valid HTTP');
 }
@@ -109,8 +114,21 @@ function describe(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesPars
 /** A method is a token (RFC 9110 section 5.6.2). */
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]";
 const TOKEN_CHARACTER = new RegExp(`^${TOKEN}$`);
-const REQUEST_LINE = new RegExp(`^${TOKEN}+ \\S+ HTTP/\\d\\.\\d$`);
+/** A request line, its version captured. */
+const REQUEST_LINE = new RegExp(`^${TOKEN}+ \\S+ HTTP/(\\d\\.\\d)$`);
 const CUT_SHORT_REQUEST_LINE = new RegExp(`^${TOKEN}+ \\S*(?: \\S*)?$`);
+
+/**
+ * The version of a well-formed request line naming one the parser does not read (`HTTP/3.0`, `HTTP/1.2`): 505 (RFC
+ * 9110 section 15.6.6), where a malformed one (`HTTP/1.10`) is no HTTP. The parser stops within the version.
+ */
+function requestLineVersion({ rawPacket, bytesParsed }: { rawPacket?: Buffer; bytesParsed?: number }): string | undefined {
+  if (rawPacket === undefined || bytesParsed === undefined) return undefined;
+  const start = rawPacket.lastIndexOf('\n', Math.max(0, bytesParsed - 1)) + 1;
+  const text = rawPacket.toString('latin1', start, start + 16_384);
+  const lineEnd = text.indexOf('\r\n');
+  return lineEnd === -1 ? undefined : REQUEST_LINE.exec(text.slice(0, lineEnd))?.[1];
+}
 
 /**
  * A request line whose method is one no part here knows (`FOO /plants HTTP/1.1`): 501 (RFC 9110 section 9.1). Anything

@@ -82,7 +82,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     }
   });
 
-  it('a transfer coding other than chunked (gzip, chunked): 501 naming it, the connection closed, nothing stored; HTTP/2.0: 505, over /trpc too', async () => {
+  it('a transfer coding other than chunked (gzip, chunked): 501 naming it, the connection closed, nothing stored; HTTP/2.0, 3.0 or 1.2: 505, over /trpc too', async () => {
     for (const [id, coding] of [
       [67, 'gzip, chunked'],
       [68, 'foo, chunked'],
@@ -107,6 +107,13 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     const version = await service.exchange('GET /healthz HTTP/2.0\r\nhost: a\r\n\r\n');
     expectErrorBody(version, 505, 'HTTP/2.0 is not supported: send HTTP/1.1');
     expect(version.headers.connection).toBe('close');
+    // Versions Node's parser does not read at all; a malformed one is no HTTP.
+    for (const unread of ['3.0', '1.2']) {
+      const answer = await service.exchange(`GET /plants HTTP/${unread}\r\nhost: a\r\n\r\n`);
+      expectErrorBody(answer, 505, `HTTP/${unread} is not supported: send HTTP/1.1`);
+      expect(answer.headers.connection).toBe('close');
+    }
+    expectErrorBody(await service.exchange('GET /plants HTTP/1.10\r\nhost: a\r\n\r\n'), 400, 'the request is not valid HTTP');
     // Over /trpc in tRPC's envelope, with the same words and the answer's own status: no tRPC code stands for 505.
     const trpcVersion = await service.exchange('GET /trpc/listPlants HTTP/2.0\r\nhost: a\r\n\r\n');
     expect(trpcVersion.status).toBe(505);
