@@ -13,17 +13,20 @@ export function entityTagOf(id: Int64, revision: number, { name, tag }: Plant): 
 
 export type EntityTagCondition = { any: true } | { any: false; tags: { tag: string; weak: boolean }[] };
 
-const LIST_MEMBER = /^\s*(?:(W\/)?("[\x21\x23-\x7e\x80-\xff]*"))?\s*(?:,|$)/;
+// Optional whitespace is spaces and tabs only (RFC 9110 section 5.6.3): a no-break space is obs-text, not a separator.
+const LIST_MEMBER = /^[ \t]*(?:(W\/)?("[\x21\x23-\x7e\x80-\xff]*"))?[ \t]*(?:,|$)/;
+const ANY = /^[ \t]*\*[ \t]*$/;
+const BLANK = /^[ \t]*$/;
 
 /**
  * Reads a header value of RFC 9110's `"*" / #entity-tag`, empty list elements allowed; undefined for one that is neither.
  * A list of no tags is a list all the same: an If-Match of it matches nothing, an If-None-Match of it anything.
  */
 export function parseEntityTagCondition(value: string): EntityTagCondition | undefined {
-  if (value.trim() === '*') return { any: true };
+  if (ANY.test(value)) return { any: true };
   const tags: { tag: string; weak: boolean }[] = [];
   let rest = value;
-  while (rest.trim() !== '') {
+  while (!BLANK.test(rest)) {
     const member = LIST_MEMBER.exec(rest);
     if (!member || member[0] === '') return undefined;
     if (member[2]) tags.push({ tag: member[2], weak: member[1] !== undefined });

@@ -199,6 +199,14 @@ describe('If-Match', () => {
       400,
       'If-Match must be * or a comma-separated list of entity tags',
     );
+    // Only spaces and tabs separate: a no-break space is no whitespace of HTTP's.
+    for (const spaced of [`\u00a0${etag}`, `${etag}\u00a0`, '\u00a0*']) {
+      await expectError(
+        await patch('/plants/1', { name: 'x' }, { ...MERGE_PATCH, 'if-match': spaced }),
+        400,
+        'If-Match must be * or a comma-separated list of entity tags',
+      );
+    }
     // A list of no tags (RFC 9110's #rule allows it) names nothing the plant can match: 412, not a bad request.
     for (const empty of ['', ' , ,']) {
       await expectError(
