@@ -9,7 +9,7 @@ import { docsPlugin } from './plugins/docs.js';
 import { healthPlugin } from './plugins/health.js';
 import { httpPlugin } from './plugins/http.js';
 import { mongodbPlugin } from './plugins/mongodb.js';
-import { plantStorePlugin } from './plugins/plant-store.js';
+import { givenPlantStorePlugin, mongoPlantStorePlugin } from './plugins/plant-store.js';
 import { telemetryPlugin } from './plugins/telemetry.js';
 import { webhooksPlugin } from './plugins/webhooks.js';
 
@@ -27,11 +27,11 @@ export async function buildApp(config: AppConfig, options: AppOptions = {}): Pro
   const app = Fastify(fastifyOptions(config, options.logStream));
   await app.register(telemetryPlugin, { metrics: config.metrics, tracing: config.tracing });
   if (options.store) {
-    await app.register(plantStorePlugin, { store: options.store });
+    await app.register(givenPlantStorePlugin, { store: options.store });
   } else {
     await app.register(mongodbPlugin, config.mongodb);
     await app.register(webhooksPlugin, { webhooks: config.webhooks, mongodb: config.mongodb });
-    await app.register(plantStorePlugin, config.mongodb);
+    await app.register(mongoPlantStorePlugin, config.mongodb);
   }
   await app.register(httpPlugin, { corsOrigins: config.corsOrigins, http: config.http });
   await app.register(healthPlugin);

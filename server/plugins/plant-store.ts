@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { WriteConcernSettings } from 'mongodb';
 import fp from 'fastify-plugin';
 import type { PlantStore } from '../../routers/plant-store.js';
 import { MongoPlantStore } from '../plants/mongo-plant-store.js';
@@ -11,19 +12,18 @@ declare module 'fastify' {
   }
 }
 
-export type PlantStoreOptions =
-  /** A store of one's own (tests, benchmarks of the HTTP layers): MongoDB is not used. */
-  { store: PlantStore } | { store?: undefined; writeConcern: { w: 'majority' | number; journal: boolean } };
+/** A store of one's own (tests, benchmarks of the HTTP layers): MongoDB is not used. */
+export const givenPlantStorePlugin = fp<{ store: PlantStore }>(
+  async (app, { store }) => {
+    app.decorate('plantStore', store);
+  },
+  { name: 'plant-store' },
+);
 
-/** The plant store: the given one, or MongoDB's, recording each create's webhook event in the same write. */
-export const plantStorePlugin = fp<PlantStoreOptions>(
-  async (app, options) => {
-    if (options.store) {
-      app.decorate('plantStore', options.store);
-      return;
-    }
-    const { w, journal } = options.writeConcern;
-    const store = new MongoPlantStore(app.mongo.db, { w, journal }, app.webhookEvents, app.mongo);
+/** MongoDB's store, recording each change's webhook events in the same write. */
+export const mongoPlantStorePlugin = fp<{ writeConcern: WriteConcernSettings }>(
+  async (app, { writeConcern }) => {
+    const store = new MongoPlantStore(app.mongo.db, writeConcern, app.webhookEvents, app.mongo);
     app.decorate('plantStore', store);
     // Once MongoDB answers: until then the store works without the index, scanning.
     const closing = { now: false };
@@ -34,7 +34,7 @@ export const plantStorePlugin = fp<PlantStoreOptions>(
       closing.now = true;
     });
   },
-  { name: 'plant-store' },
+  { name: 'plant-store', dependencies: ['mongodb', 'webhooks'] },
 );
 
 const INDEX_RETRY_MS = 1_000;
