@@ -42,11 +42,8 @@ function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError
   return result;
 }
 
-// Not async functions: a promise less per call, and a throw is an error result all the same.
-export const publicProcedure = trpc.procedure.use((opts) => opts.next().then((result) => withDomainErrors(result, opts)));
-
 /**
- * One middleware, not `publicProcedure.use(auth)`: each middleware level makes tRPC copy the call's options, and
+ * One middleware, not a second one for auth: each middleware level makes tRPC copy the call's options, and
  * `next({ ctx })` would copy the context too. Only a verdict still pending is waited for.
  */
 export const protectedProcedure = trpc.procedure.use((opts) => {

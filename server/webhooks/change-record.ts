@@ -1,6 +1,5 @@
+import type { PlantChangeType } from '../../schemas/change-event.js';
 import { newDelivery, type WebhookDelivery, type WebhookLease } from './webhook-record.js';
-
-export type ChangeType = 'plant.created' | 'plant.updated' | 'plant.deleted';
 
 /**
  * The plant's change events, queued in its own document so that the write that changes the plant appends its event
@@ -16,7 +15,7 @@ export interface ChangeQueue {
 }
 
 export interface ChangeEvent {
-  type: ChangeType;
+  type: PlantChangeType;
   /** When the change was made: the event's `timestamp`. */
   at: Date;
   /** The plant as stored after the change; absent for a delete, whose data is the id alone. */
@@ -30,7 +29,7 @@ export interface ChangeEvent {
  */
 export interface MissedChange {
   url: string;
-  type: ChangeType;
+  type: PlantChangeType;
   /** The given-up delivery's webhook-id. */
   webhookId: string;
   attempts: number;
@@ -46,7 +45,7 @@ export const HAS_MISSED = { 'missedChanges.failedAt': { $exists: true } } as con
 export const MISSED_LIMIT = 100;
 
 export function newChangeEvent(
-  type: ChangeType,
+  type: PlantChangeType,
   at: Date,
   urls: readonly string[],
   plant?: { name: string; tag?: string | undefined },

@@ -1,5 +1,6 @@
 import type { Document } from 'mongodb';
-import { newChangeEvent, type ChangeEvent, type ChangeType } from './change-record.js';
+import type { PlantChangeType } from '../../schemas/change-event.js';
+import { newChangeEvent, type ChangeEvent } from './change-record.js';
 
 /** What a change's write adds to queue its event; empty, with no event, when change events are off. */
 export interface QueuedChange {
@@ -22,7 +23,7 @@ export class ChangeWrites {
   }
 
   /** The change's event, when change events are on. */
-  event(type: ChangeType, at: Date, plant?: { name: string; tag?: string | undefined }): ChangeEvent | undefined {
+  event(type: PlantChangeType, at: Date, plant?: { name: string; tag?: string | undefined }): ChangeEvent | undefined {
     return this.enabled ? newChangeEvent(type, at, this.urls, plant) : undefined;
   }
 
