@@ -163,7 +163,7 @@ describe('the client package, packed and installed in a strict TypeScript app wi
     await tsc();
     await runApp('readme-changes.js');
     // Deleted with the tag of the change before it: each conditional call held.
-    const read = await fetch(`${env.PLANT_STORE_URL}/plants/42`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const read = await fetch(`${env.PLANT_STORE_URL}/plants/43`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(read.status).toBe(404);
   }, 60_000);
 
