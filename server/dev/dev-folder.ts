@@ -59,18 +59,31 @@ async function isAlive(pid: number): Promise<boolean> {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  // A killed MongoDB whose parent died too lingers as a zombie until its new parent reaps it (Linux tells by /proc).
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  // A killed MongoDB whose parent died too lingers as a zombie until its new parent reaps it.
+  return (await processStat(pid))?.state !== 'Z';
 }
 
-/** Refuses to start a second MongoDB on data another run is using. */
+/** A process's state and parent, where the system tells them (Linux, by /proc). */
+async function processStat(pid: number): Promise<{ state: string; parent: number } | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  // The fields after the command name, which is in parentheses and may hold spaces: state, parent, ...
+  const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return state === undefined || parent === undefined ? undefined : { state, parent: Number(parent) };
+}
+
+/**
+ * Refuses to start a second MongoDB on data another run is using, naming that run's process where the system tells it:
+ * stopping only its MongoDB would leave it serving 503s.
+ */
 export async function assertDataFree(folder: DevFolder): Promise<void> {
   const holder = await mongodHoldingData(folder);
-  if (holder !== undefined) {
-    throw new Error(
-      `${folder.mongodData} is in use by the MongoDB of another npm start or npm run dev (process ${holder}): ` +
-        `stop that one first, or give this one another folder with PLANT_STORE_DEV_DIR`,
-    );
-  }
+  if (holder === undefined) return;
+  const owner = (await processStat(holder))?.parent;
+  const holders =
+    owner !== undefined && owner > 1
+      ? `another npm start or npm run dev (process ${owner}; its MongoDB is process ${holder})`
+      : `the MongoDB of another npm start or npm run dev (process ${holder})`;
+  throw new Error(
+    `${folder.mongodData} is in use by ${holders}: stop that one first, or give this one another folder with PLANT_STORE_DEV_DIR`,
+  );
 }

@@ -9,7 +9,7 @@ import { MongoClient } from 'mongodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PLANTS_COLLECTION } from '../../server/plants/mongo-plant-store.js';
 import { DEV_TOKEN_BANNER, useDevFolders } from '../helpers/dev-folders.js';
-import { descendantsOf, isRunning, killIfRunning, run, runToEnd, type Command } from '../helpers/processes.js';
+import { commandLine, descendantsOf, isRunning, killIfRunning, run, runToEnd, type Command } from '../helpers/processes.js';
 const MONGODB_LINE = /^MongoDB: (mongodb:\/\/\S+) \(.*\), data kept in (\S+); to start empty, stop the service and remove (\S+)$/m;
 /** Beyond 2^53: the id must come back exactly. */
 const ID = '9007199254740993';
@@ -87,7 +87,11 @@ describe('npm start on the embedded MongoDB', () => {
     const again = run('npm', ['start'], { env: { PORT: '0', PLANT_STORE_DEV_DIR: devDir } });
     seen.add(again.pid);
     expect((await again.exited).code).toBe(1);
-    expect(again.output()).toContain(`${join(devDir, 'mongod-data')} is in use by the MongoDB of another npm start or npm run dev`);
+    // It names the running service, not only its MongoDB: stopping that alone would leave the service answering 503s.
+    const service = descendantsOf(second.command.pid).find((pid) => commandLine(pid).includes('tools/start.js'));
+    expect(again.output()).toContain(
+      `${join(devDir, 'mongod-data')} is in use by another npm start or npm run dev (process ${service}; its MongoDB is process `,
+    );
     expect(again.output()).not.toMatch(/DBPathInUse|\n\s+at /);
     expect(second.token).toBe(first.token);
     const kept = await plantRequest(second, 'GET');
