@@ -6,7 +6,7 @@ import { isBehindEarlierRequests, PipelinedRequests } from './pipelining.js';
 import { queryRefusal, requestRefusal } from './request-refusals.js';
 
 /**
- * One hook of each kind, callback-style: each hook is a step of Fastify's runner on every request. A 204 loses
+ * Callback-style hooks, as few as may be: each is a step of Fastify's runner on every request. A 204 loses
  * `Content-Type` (RFC 9110 section 15.3.5): trpc-to-openapi sets it on every answer, Fastify drops it only with a payload.
  */
 export function registerRequestHooks(app: FastifyInstance, { maxPipelinedRequests }: { maxPipelinedRequests: number }): void {
