@@ -34,17 +34,19 @@ export class AuthError extends Error {
   }
 }
 
-/** Why a verdict admits no one, whatever the scope; undefined for a valid token. */
-export function tokenRefusal(auth: AuthResult): AuthError | undefined {
-  return auth.status === 'valid' ? undefined : new AuthError(auth);
+/**
+ * Why a verdict does not admit its caller to an operation needing `scope`; undefined when it does. Without a scope it
+ * judges the token alone.
+ */
+export function refusalOf(auth: AuthResult, scope: Scope | undefined): AuthError | undefined {
+  if (auth.status !== 'valid') return new AuthError(auth);
+  if (scope === undefined || auth.principal.scopes.has(scope)) return undefined;
+  return new AuthError({ status: 'forbidden', scope });
 }
 
-/** An operation that declares no scope admits no one: forgetting to declare one fails closed. */
-export function admit(auth: AuthResult, scope: Scope | undefined): Principal {
-  if (auth.status !== 'valid') throw new AuthError(auth);
-  if (scope === undefined) throw new Error('this protected procedure declares no scope in its meta');
-  if (!auth.principal.scopes.has(scope)) throw new AuthError({ status: 'forbidden', scope });
-  return auth.principal;
+/** Whether the token grants every scope, so that no operation needs looking up to admit it. */
+export function grantsEveryScope(auth: AuthResult): boolean {
+  return auth.status === 'valid' && SCOPES.every((scope) => auth.principal.scopes.has(scope));
 }
 
 function messageOf(refusal: AuthRefusal): string {

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { int64Json } from '../schemas/int64-json.js';
-import { admit, type AuthResult } from './auth.js';
+import { refusalOf, type AuthResult } from './auth.js';
 import type { Context } from './context.js';
 import { fromDomainError } from './domain-errors.js';
 import { publicMessage } from './error-messages.js';
@@ -68,11 +68,10 @@ function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(opts
   const scope = opts.meta?.scope;
   // Named before the scope is checked: a caller refused for want of a scope is still known (its log line says who).
   if (auth.status === 'valid') ctx.principal = auth.principal;
-  try {
-    admit(auth, scope);
-  } catch (cause) {
-    throw fromDomainError(cause) ?? cause;
-  }
+  // An operation that declares no scope admits no one: forgetting to declare one fails closed.
+  if (scope === undefined && auth.status === 'valid') throw new Error('this protected procedure declares no scope in its meta');
+  const refused = refusalOf(auth, scope);
+  if (refused) throw fromDomainError(refused) ?? refused;
   return next().then((result) => withDomainErrors(result, opts));
 }
 

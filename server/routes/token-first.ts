@@ -1,5 +1,5 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
-import { AuthError, SCOPES, tokenRefusal, type AuthResult, type Scope } from '../../routers/auth.js';
+import { grantsEveryScope, refusalOf, type AuthResult, type Scope } from '../../routers/auth.js';
 import type { Context } from '../../routers/context.js';
 import { fromDomainError } from '../../routers/domain-errors.js';
 
@@ -53,12 +53,8 @@ export function judgeTokenBeforeBody(
 }
 
 function refusal(request: FastifyRequest, context: Context, auth: AuthResult, scopeOf: ScopeOf): Error | undefined {
-  const refused = tokenRefusal(auth);
-  if (refused) return fromDomainError(refused);
-  if (auth.status !== 'valid' || SCOPES.every((scope) => auth.principal.scopes.has(scope))) return undefined;
-  const scope = scopeOf(request);
-  if (scope === undefined || auth.principal.scopes.has(scope)) return undefined;
+  const refused = refusalOf(auth, grantsEveryScope(auth) ? undefined : scopeOf(request));
   // Named, as the procedure would name it: the log line says who was refused.
-  context.principal = auth.principal;
-  return fromDomainError(new AuthError({ status: 'forbidden', scope }));
+  if (auth.status === 'valid') context.principal = auth.principal;
+  return refused && fromDomainError(refused);
 }
