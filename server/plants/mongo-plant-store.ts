@@ -29,7 +29,7 @@ import type { OperationGuard } from '../db/mongo-database.js';
 import type { EventRecorder } from '../webhooks/register-webhooks.js';
 import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
 import type { ChangeQueue } from '../webhooks/change-record.js';
-import { ChangeWrites, type QueuedChange } from '../webhooks/change-writes.js';
+import { ChangeWrites, isTooLarge, withQueued, type QueuedChange } from '../webhooks/change-writes.js';
 import { isUnavailable } from '../db/mongo-errors.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
@@ -57,8 +57,6 @@ const LIVE = { tombstone: { $exists: false } } as const;
 
 export const PLANTS_COLLECTION = 'plants';
 const DUPLICATE_KEY = 11000;
-/** mongod's refusal of an update whose result would be larger than 16 MiB. */
-const DOCUMENT_TOO_LARGE = 17419;
 /** A create whose id was taken, then freed by a delete, before it could read the holder: try again this often. */
 const CREATE_ATTEMPTS = 3;
 const PROJECTION = { name: 1, tag: 1, revision: 1 } as const;
@@ -150,11 +148,10 @@ export class MongoPlantStore implements PlantStore {
     const createdAt = new Date();
     const event = this.changes.event('plant.created', createdAt, document);
     const queued = this.changes.queue(tombstone, event);
-    const change: UpdateFilter<PlantDocument> = {
-      ...queued.update,
+    const change = withQueued<UpdateFilter<PlantDocument>>(queued, {
       $set: { name, ...(tag !== undefined && { tag }), createdAt, revision, ...(webhook && { webhook }) },
       $unset: { tombstone: '' },
-    };
+    });
     const filter: Filter<PlantDocument> = { _id, tombstone: true, revision: tombstone.revision ?? { $exists: false }, ...queued.filter };
     if (!(await this.writeChange(queued, _id, filter, change, signal))) return undefined;
     this.events?.recorded();
@@ -187,7 +184,7 @@ export class MongoPlantStore implements PlantStore {
     try {
       return await this.stored(write);
     } catch (error) {
-      if (event && error instanceof MongoServerError && error.code === DOCUMENT_TOO_LARGE) await this.refuseIfFull(_id, {}, signal);
+      if (event && isTooLarge(error)) await this.refuseIfFull(_id, {}, signal);
       throw error;
     }
   }
@@ -255,18 +252,16 @@ export class MongoPlantStore implements PlantStore {
     for (;;) {
       const document = await this.find(id, signal);
       if (!document) throw new PlantNotFoundError(id);
+      judge(id, precondition, document);
       const revision = document.revision ?? 0;
       const current = toStoredPlant(document);
-      const failed = precondition && failedCondition(precondition, entityTagOf(id, revision, current));
-      if (failed) throw new PlantPreconditionFailedError(id, failed);
       const { name, tag } = patched(current, patch);
       if (name === current.name && tag === current.tag) return { ...current, revision };
       const queued = this.changes.queue(document, this.changes.event('plant.updated', new Date(), { name, tag }));
-      const change: UpdateFilter<PlantDocument> = {
-        ...queued.update,
+      const change = withQueued<UpdateFilter<PlantDocument>>(queued, {
         $set: { name, ...(tag !== undefined && { tag }), revision: revision + 1 },
         ...(tag === undefined && { $unset: { tag: '' } }),
-      };
+      });
       if (await this.writeChange(queued, document._id, { ...asRead(document), ...queued.filter }, change, signal)) {
         if (queued.event) this.events?.recorded();
         return { ...patched(current, patch), revision: revision + 1 };
@@ -291,14 +286,13 @@ export class MongoPlantStore implements PlantStore {
     ];
     if (changes.length === 0) return undefined;
     const queued = this.changes.queue({}, event);
-    const change: UpdateFilter<PlantDocument> = {
-      ...queued.update,
-      $inc: { ...queued.update.$inc, revision: 1 },
+    const change = withQueued<UpdateFilter<PlantDocument>>(queued, {
+      $inc: { revision: 1 },
       ...((name !== undefined || tag !== undefined) && {
         $set: { ...(name !== undefined && { name }), ...(tag !== undefined && { tag }) },
       }),
       ...(patch.tag === null && { $unset: { tag: '' } }),
-    };
+    });
     const options: FindOneAndUpdateOptions & Abortable = { returnDocument: 'before', projection: PROJECTION, promoteLongs: false, signal };
     const _id = toLong(id);
     const before = await this.queuedWrite(
@@ -324,8 +318,7 @@ export class MongoPlantStore implements PlantStore {
     for (;;) {
       const document = await this.find(id, signal);
       if (!document) return false;
-      const failed = precondition && failedCondition(precondition, entityTagOf(id, document.revision ?? 0, toStoredPlant(document)));
-      if (failed) throw new PlantPreconditionFailedError(id, failed);
+      judge(id, precondition, document);
       if (keeping ? await this.markDeleted(document, signal) : await this.deleteAsRead(document, options)) return true;
     }
   }
@@ -341,11 +334,10 @@ export class MongoPlantStore implements PlantStore {
    */
   private async markDeleted(document: ReadPlant, signal: AbortSignal | undefined): Promise<boolean> {
     const queued = this.changes.queue(document, this.changes.event('plant.deleted', new Date()));
-    const change: UpdateFilter<PlantDocument> = {
-      ...queued.update,
+    const change = withQueued<UpdateFilter<PlantDocument>>(queued, {
       $set: { tombstone: true, revision: (document.revision ?? 0) + 1 },
       $unset: { tag: '', webhook: '' },
-    };
+    });
     if (!(await this.writeChange(queued, document._id, { ...asRead(document), ...queued.filter }, change, signal))) return false;
     this.events?.recorded();
     return true;
@@ -373,6 +365,12 @@ export class MongoPlantStore implements PlantStore {
     this.guard?.unavailable(error);
     return new StoreUnavailableError({ cause: error });
   }
+}
+
+/** Refuses a change of the plant as read when it fails the precondition. */
+function judge(id: Int64, precondition: Precondition | undefined, document: ReadPlant): void {
+  const failed = precondition && failedCondition(precondition, entityTagOf(id, document.revision ?? 0, toStoredPlant(document)));
+  if (failed) throw new PlantPreconditionFailedError(id, failed);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Document } from 'mongodb';
+import { MongoServerError, type Document } from 'mongodb';
 import type { PlantChangeType } from '../../schemas/change-event.js';
 import { newChangeEvent, type ChangeEvent } from './change-record.js';
 
@@ -59,4 +59,16 @@ export class ChangeWrites {
   private get lastQueued(): string {
     return `changes.events.${this.limit - 1}`;
   }
+}
+
+/** `change` with the queued event's operators merged in field by field, so that neither drops the other's (`$inc`). */
+export function withQueued<T extends Document>(queued: QueuedChange, change: T): T {
+  const merged: Document = { ...change };
+  for (const [operator, fields] of Object.entries(queued.update)) merged[operator] = { ...(merged[operator] as Document), ...fields };
+  return merged as T;
+}
+
+/** mongod's refusal of an update whose result would be larger than 16 MiB: long URLs make events large. */
+export function isTooLarge(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 17419;
 }

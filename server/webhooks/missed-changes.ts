@@ -1,6 +1,6 @@
-import { MongoServerError, type Collection, type Filter, type Long, type UpdateFilter } from 'mongodb';
+import { type Collection, type Filter, type Long, type UpdateFilter } from 'mongodb';
 import { HAS_MISSED, newChangeEvent, type MissedChange } from './change-record.js';
-import { ChangeWrites } from './change-writes.js';
+import { ChangeWrites, isTooLarge, withQueued } from './change-writes.js';
 import { idDigits } from './event-body.js';
 import { selects, type FailedFilter } from './failed-filter.js';
 
@@ -33,8 +33,6 @@ export type ResyncOutcome =
 
 /** A change between a resync's (or a discard's) read and its write makes the write match nothing; it reads again this often. */
 export const RESYNC_TRIES = 5;
-/** mongod's refusal of an update whose result would be larger than 16 MiB. */
-const DOCUMENT_TOO_LARGE = 17419;
 
 /** Every missed change `filter` selects (the webhook-id is the given-up delivery's), oldest plant first. */
 export async function listMissed(plants: Collection<MissedDocument>, filter: FailedFilter = {}): Promise<ListedMiss[]> {
@@ -69,11 +67,11 @@ export async function resyncMissed(plants: Collection<MissedDocument>, missed: L
       tombstone: document.tombstone ?? { $exists: false },
       ...queued.filter,
     } as Filter<MissedDocument>;
-    const update = { ...queued.update, $pull: { missedChanges: { webhookId: missed.webhookId } } } as UpdateFilter<MissedDocument>;
+    const update = withQueued(queued, { $pull: { missedChanges: { webhookId: missed.webhookId } } }) as UpdateFilter<MissedDocument>;
     try {
       if ((await plants.updateOne(filter, update)).matchedCount === 1) return { kind: 'resynced' };
     } catch (error) {
-      if (error instanceof MongoServerError && error.code === DOCUMENT_TOO_LARGE) return { kind: 'full' };
+      if (isTooLarge(error)) return { kind: 'full' };
       throw error;
     }
     if (await plants.findOne({ _id: missed._id, ...writes.full() }, { projection: { _id: 1 } })) return { kind: 'full' };
