@@ -90,11 +90,15 @@ export function unsupportedMediaType(mediaTypes: readonly string[], method: stri
   return httpError(415, message, method === 'PATCH' ? { 'accept-patch': mediaTypes.join(', ') } : undefined);
 }
 
-/** An operation with a body takes nothing from the query: a parameter there would be silently dropped. */
-function queryOfBodyError(request: FastifyRequest): Error | undefined {
-  if (!BODY_METHODS.has(request.method)) return undefined;
+/** Any parameter at all, of an operation that reads none. */
+function anyParameterError(request: FastifyRequest): Error | undefined {
   const names = Object.keys(request.query as Record<string, unknown>);
   return names.length === 0 ? undefined : unknownParametersError(names, 'this operation takes no query parameters');
+}
+
+/** An operation with a body takes nothing from the query: a parameter there would be silently dropped. */
+function queryOfBodyError(request: FastifyRequest): Error | undefined {
+  return BODY_METHODS.has(request.method) ? anyParameterError(request) : undefined;
 }
 
 /** The query's checks, for the operation served (undefined: none, or not known). */
@@ -111,9 +115,7 @@ export function queryError(request: FastifyRequest, operation: DeclaredOperation
 
 /** An operation whose input the path and headers give: its procedure's own words would name the path's fields. */
 function unreadQueryError(request: FastifyRequest, operation: DeclaredOperation | undefined): Error | undefined {
-  if (operation?.queryParameters?.length !== 0) return undefined;
-  const names = Object.keys(request.query as Record<string, unknown>);
-  return names.length === 0 ? undefined : unknownParametersError(names, 'this operation takes no query parameters');
+  return operation?.queryParameters?.length === 0 ? anyParameterError(request) : undefined;
 }
 
 /** trpc-to-openapi lets the path's value win, so the query's would be silently ignored. */
