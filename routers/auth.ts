@@ -35,13 +35,13 @@ export class AuthError extends Error {
 }
 
 /**
- * Why a verdict does not admit its caller to an operation needing `scope`; undefined when it does. Without a scope it
- * judges the token alone.
+ * Why a verdict does not admit its caller to an operation needing `scope`; undefined when it does. An operation that
+ * declares no scope admits no one: forgetting to declare one fails closed (an unexpected failure, not a refusal).
  */
-export function refusalOf(auth: AuthResult, scope: Scope | undefined): AuthError | undefined {
+export function refusalOf(auth: AuthResult, scope: Scope | undefined): Error | undefined {
   if (auth.status !== 'valid') return new AuthError(auth);
-  if (scope === undefined || auth.principal.scopes.has(scope)) return undefined;
-  return new AuthError({ status: 'forbidden', scope });
+  if (scope === undefined) return new Error('this protected procedure declares no scope in its meta');
+  return auth.principal.scopes.has(scope) ? undefined : new AuthError({ status: 'forbidden', scope });
 }
 
 /** Whether the token grants every scope, so that no operation needs looking up to admit it. */

@@ -22,7 +22,7 @@ export const router = trpc.router;
 export const createCallerFactory = trpc.createCallerFactory;
 
 /**
- * A plain function both procedure kinds call in their one middleware, not a middleware of its own (see below). An input
+ * A plain function the protected procedure's one middleware calls, not a middleware of its own (see below). An input
  * its schema refuses is worded as over HTTP for in-process callers too, the zod issues kept as the cause.
  */
 function withDomainErrors<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R, call: SignalOf): R {
@@ -68,8 +68,6 @@ function admitted<R extends { ok: true } | { ok: false; error: TRPCError }>(opts
   const scope = opts.meta?.scope;
   // Named before the scope is checked: a caller refused for want of a scope is still known (its log line says who).
   if (auth.status === 'valid') ctx.principal = auth.principal;
-  // An operation that declares no scope admits no one: forgetting to declare one fails closed.
-  if (scope === undefined && auth.status === 'valid') throw new Error('this protected procedure declares no scope in its meta');
   const refused = refusalOf(auth, scope);
   if (refused) throw fromDomainError(refused) ?? refused;
   return next().then((result) => withDomainErrors(result, opts));

@@ -53,8 +53,13 @@ export function judgeTokenBeforeBody(
 }
 
 function refusal(request: FastifyRequest, context: Context, auth: AuthResult, scopeOf: ScopeOf): Error | undefined {
-  const refused = refusalOf(auth, grantsEveryScope(auth) ? undefined : scopeOf(request));
-  // Named, as the procedure would name it: the log line says who was refused.
+  // A token granting every scope needs no look at the operation; one whose scope is not known before the body (a
+  // batch) is judged by the procedure alone.
+  const scope = auth.status === 'valid' && !grantsEveryScope(auth) ? scopeOf(request) : undefined;
+  if (auth.status === 'valid' && scope === undefined) return undefined;
+  const refused = refusalOf(auth, scope);
+  if (!refused) return undefined;
+  // Named, as the procedure would name it: the log line says who was refused for want of a scope.
   if (auth.status === 'valid') context.principal = auth.principal;
-  return refused && fromDomainError(refused);
+  return fromDomainError(refused) ?? refused;
 }

@@ -11,8 +11,8 @@ const context = (auth: Context['auth']): Context => ({ store: {} as PlantStore, 
 
 it('refuses every caller of a protected procedure without a scope: an unexpected failure, or the token refusal', async () => {
   const everything = { name: 'ops', scopes: new Set(['plants:read', 'plants:write']) };
-  const admitted = undeclared.createCaller(context({ status: 'valid', principal: everything })).peek();
-  await expect(admitted).rejects.toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
-  await expect(admitted).rejects.toThrow(TRPCError);
+  const refused = undeclared.createCaller(context({ status: 'valid', principal: everything })).peek();
+  await expect(refused).rejects.toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
+  await expect(refused).rejects.toThrow(TRPCError);
   await expect(undeclared.createCaller(context({ status: 'missing' })).peek()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
 });
