@@ -120,14 +120,12 @@ const CUT_SHORT_REQUEST_LINE = new RegExp(`^${TOKEN}+ \\S*(?: \\S*)?$`);
 
 /**
  * The version of a well-formed request line naming one the parser does not read (`HTTP/3.0`, `HTTP/1.2`): 505 (RFC
- * 9110 section 15.6.6), where a malformed one (`HTTP/1.10`) is no HTTP. The parser stops within the version.
+ * 9110 section 15.6.6), where a malformed one (`HTTP/1.10`) is no HTTP. The parser stops just after the version.
  */
 function requestLineVersion({ rawPacket, bytesParsed }: { rawPacket?: Buffer; bytesParsed?: number }): string | undefined {
   if (rawPacket === undefined || bytesParsed === undefined) return undefined;
-  const start = rawPacket.lastIndexOf('\n', Math.max(0, bytesParsed - 1)) + 1;
-  const text = rawPacket.toString('latin1', start, start + 16_384);
-  const lineEnd = text.indexOf('\r\n');
-  return lineEnd === -1 ? undefined : REQUEST_LINE.exec(text.slice(0, lineEnd))?.[1];
+  const { line } = requestLineAt(rawPacket, rawPacket.lastIndexOf('\n', Math.max(0, bytesParsed - 1)) + 1);
+  return REQUEST_LINE.exec(line)?.[1];
 }
 
 /**
@@ -139,7 +137,13 @@ function isUnknownMethodLine({ rawPacket, bytesParsed }: { rawPacket?: Buffer; b
   // The parser stops within the method: it starts where the token characters before that point do.
   let start = bytesParsed;
   while (start > 0 && TOKEN_CHARACTER.test(String.fromCharCode(rawPacket[start - 1] ?? 0))) start -= 1;
+  const { line, whole } = requestLineAt(rawPacket, start);
+  return whole ? REQUEST_LINE.test(line) : CUT_SHORT_REQUEST_LINE.test(line);
+}
+
+/** The request line from `start` to its CRLF, or to the packet's end when the packet holds only part of it. */
+function requestLineAt(rawPacket: Buffer, start: number): { line: string; whole: boolean } {
   const text = rawPacket.toString('latin1', start, start + 16_384);
-  const lineEnd = text.indexOf('\r\n');
-  return lineEnd === -1 ? CUT_SHORT_REQUEST_LINE.test(text) : REQUEST_LINE.test(text.slice(0, lineEnd));
+  const end = text.indexOf('\r\n');
+  return end === -1 ? { line: text, whole: false } : { line: text.slice(0, end), whole: true };
 }

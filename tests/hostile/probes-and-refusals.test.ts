@@ -82,7 +82,7 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
     }
   });
 
-  it('a transfer coding other than chunked (gzip, chunked): 501 naming it, the connection closed, nothing stored; HTTP/2.0, 3.0 or 1.2: 505, over /trpc too', async () => {
+  it('an unknown transfer coding: 501, the connection closed, nothing stored; HTTP/2.0, 3.0 or 1.2: 505, /trpc too', async () => {
     for (const [id, coding] of [
       [67, 'gzip, chunked'],
       [68, 'foo, chunked'],
@@ -114,6 +114,8 @@ describe.each(['on', 'off'])('the service process with FAST_PATH=%s', (fastPath)
       expect(answer.headers.connection).toBe('close');
     }
     expectErrorBody(await service.exchange('GET /plants HTTP/1.10\r\nhost: a\r\n\r\n'), 400, 'the request is not valid HTTP');
+    // The request line alone in its packet, before its CRLF.
+    expectErrorBody(await service.exchange('GET /plants HTTP/3.0'), 505, 'HTTP/3.0 is not supported: send HTTP/1.1');
     // Over /trpc in tRPC's envelope, with the same words and the answer's own status: no tRPC code stands for 505.
     const trpcVersion = await service.exchange('GET /trpc/listPlants HTTP/2.0\r\nhost: a\r\n\r\n');
     expect(trpcVersion.status).toBe(505);
