@@ -71,6 +71,12 @@ async function processStat(pid: number): Promise<{ state: string; parent: number
   return state === undefined || parent === undefined ? undefined : { state, parent: Number(parent) };
 }
 
+/** Whether the process runs `npm start`, `npm run dev` or the service itself: an orphaned MongoDB's new parent does not. */
+async function runsTheService(pid: number): Promise<boolean> {
+  const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  return /tools\/start\.js|server\/dev\/dev-loop|server\/main\.[jt]s/.test(commandLine.replaceAll('\0', ' '));
+}
+
 /**
  * Refuses to start a second MongoDB on data another run is using, naming that run's process where the system tells it:
  * stopping only its MongoDB would leave it serving 503s.
@@ -80,7 +86,7 @@ export async function assertDataFree(folder: DevFolder): Promise<void> {
   if (holder === undefined) return;
   const owner = (await processStat(holder))?.parent;
   const holders =
-    owner !== undefined && owner > 1
+    owner !== undefined && (await runsTheService(owner))
       ? `another npm start or npm run dev (process ${owner}; its MongoDB is process ${holder})`
       : `the MongoDB of another npm start or npm run dev (process ${holder})`;
   throw new Error(

@@ -56,12 +56,13 @@ async function main(): Promise<void> {
     {
       cwd: ROOT,
       env: { ...process.env, MONGODB_URI: mongoUri, ...(token && { API_TOKENS: `development ${token}` }) },
-      stdio: ['pipe', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     },
   );
   running.child = child;
-  child.on('exit', () => void stop(1));
+  // Once its output is read to the end: 'exit' may come before the last lines do.
+  child.on('close', () => void stop(1));
   // Return restarts the service (tsx reads it from its stdin).
   child.stdin.on('error', () => undefined);
   process.stdin.pipe(child.stdin);
@@ -71,6 +72,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${pretty(line)}\n`);
     const address = token && listeningAddress(line);
     if (token && address) process.stdout.write(`${devTokenBanner(address, token, folder.tokenFile)}\n`);
+  });
+  // A failure to start is written to stderr, as a log line like the others.
+  const prettyError = prettyLogLine(process.stderr.isTTY);
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    process.stderr.write(`${prettyError(line)}\n`);
   });
 }
 

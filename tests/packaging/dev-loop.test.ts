@@ -1,6 +1,8 @@
 // `npm run dev`: the service from source with reload, its token and its embedded MongoDB kept across
 // restarts, its log lines readable, and nothing left running once it is stopped.
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEV_TOKEN_BANNER, useDevFolders } from '../helpers/dev-folders.js';
@@ -79,6 +81,29 @@ describe('npm run dev', () => {
     await stop(restarted);
     seen.clear();
   }, 120_000);
+
+  it('prints a failure to start as readable as its other log lines, and goes on watching', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const dev = run('npm', ['run', 'dev'], { env: { PORT: String(port), PLANT_STORE_DEV_DIR: await newDevDir() }, detached: true });
+      seen.add(dev.pid);
+      await dev.waitFor(/^\[\d\d:\d\d:\d\d\.\d{3}\] FATAL: plant store failed to start: listen EADDRINUSE.*choose another PORT/m, {
+        timeoutMs: 45_000,
+      });
+      expect(dev.output()).not.toMatch(/^\{"level"/m);
+      // The port freed, Return starts the service again.
+      await new Promise((resolve) => taken.close(resolve));
+      const mark = dev.output().length;
+      dev.child.stdin.write('\n');
+      await nextStart(dev, mark);
+      await stop(dev);
+      seen.clear();
+    } finally {
+      taken.close();
+    }
+  }, 90_000);
 
   it('uses the token kept in its dev folder when started again', async () => {
     const devDir = await newDevDir();
