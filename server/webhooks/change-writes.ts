@@ -61,7 +61,10 @@ export class ChangeWrites {
   }
 }
 
-/** `change` with the queued event's operators merged in field by field, so that neither drops the other's (`$inc`). */
+/**
+ * `change` with the queued event's operators merged in field by field, so that neither drops the other's (`$inc`); the
+ * event's fields are all under `changes`, apart from any a change sets.
+ */
 export function withQueued<T extends Document>(queued: QueuedChange, change: T): T {
   const merged: Document = { ...change };
   for (const [operator, fields] of Object.entries(queued.update)) merged[operator] = { ...(merged[operator] as Document), ...fields };
