@@ -47,10 +47,18 @@ export async function recordedMongoUri(folder: DevFolder): Promise<string | unde
   return text === '' ? undefined : text;
 }
 
-/** The live process holding the MongoDB data's lock (mongod and the emulator write their pid in `mongod.lock`), if any. */
+/** A `mongod` binary (mongodb-memory-server's are `mongod-<platform>-<version>`), or the emulator's package. */
+const RUNS_MONGOD = /(^|\/)mongod([-\s/]|$)/;
+
+/**
+ * The live process holding the MongoDB data's lock (mongod and the emulator write their pid in `mongod.lock`), if any.
+ * A killed MongoDB leaves its pid there, which another process may be given later: that one is no holder.
+ */
 export async function mongodHoldingData(folder: DevFolder): Promise<number | undefined> {
   const pid = Number(await readFile(join(folder.mongodData, 'mongod.lock'), 'utf8').catch(() => ''));
-  return Number.isInteger(pid) && pid > 0 && (await isAlive(pid)) ? pid : undefined;
+  if (!Number.isInteger(pid) || pid <= 0 || !(await isAlive(pid))) return undefined;
+  const commandLine = await commandLineOf(pid);
+  return commandLine === undefined || RUNS_MONGOD.test(commandLine) ? pid : undefined;
 }
 
 async function isAlive(pid: number): Promise<boolean> {
@@ -71,10 +79,15 @@ async function processStat(pid: number): Promise<{ state: string; parent: number
   return state === undefined || parent === undefined ? undefined : { state, parent: Number(parent) };
 }
 
+/** A process's command line, where the system tells it (Linux, by /proc). */
+async function commandLineOf(pid: number): Promise<string | undefined> {
+  const text = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
+  return text?.replaceAll('\0', ' ');
+}
+
 /** Whether the process runs `npm start`, `npm run dev` or the service itself: an orphaned MongoDB's new parent does not. */
 async function runsTheService(pid: number): Promise<boolean> {
-  const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return /tools\/start\.js|server\/dev\/dev-loop|server\/main\.[jt]s/.test(commandLine.replaceAll('\0', ' '));
+  return /tools\/start\.js|server\/dev\/dev-loop|server\/main\.[jt]s/.test((await commandLineOf(pid)) ?? '');
 }
 
 /**

@@ -1,7 +1,7 @@
 // Failed deliveries stay in MongoDB, and `npm run webhooks:failed` (the built CLI) lists them and
 // replays them: the running service then delivers them with their original webhook-id. A change event given up on is
 // kept as its URL's miss of the plant, listed, and resynced with the plant as it is when replayed.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Long } from 'mongodb';
@@ -83,6 +83,10 @@ describe('npm run webhooks:failed', () => {
   it('without MONGODB_URI in development, and no embedded MongoDB running, says to start one or set MONGODB_URI', async () => {
     const devDir = await mkdtemp(join(tmpdir(), 'plant-store-dev-'));
     try {
+      // What a killed npm start leaves: its MongoDB's address, and a lock naming a pid now given to another process.
+      await writeFile(join(devDir, 'mongodb-uri'), 'mongodb://127.0.0.1:9/plantstore\n');
+      await mkdir(join(devDir, 'mongod-data'));
+      await writeFile(join(devDir, 'mongod-data', 'mongod.lock'), `${process.pid}\n`);
       const child = await runCli('', [], { PLANT_STORE_DEV_DIR: devDir });
       expect(child.code).toBe(2);
       expect(child.output).toBe(
