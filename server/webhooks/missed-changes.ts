@@ -1,4 +1,4 @@
-import { type Collection, type Filter, type Long, type UpdateFilter } from 'mongodb';
+import type { Collection, Filter, Long, UpdateFilter } from 'mongodb';
 import { HAS_MISSED, newChangeEvent, type MissedChange } from './change-record.js';
 import { ChangeWrites, isTooLarge, withQueued } from './change-writes.js';
 import { idDigits } from './event-body.js';
