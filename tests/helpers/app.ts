@@ -20,6 +20,9 @@ export function testMongoUri(): string {
 /**
  * Configuration as the service would read it from these environment variables. FAST_PATH comes
  * from the test run's own environment, so CI runs every test with the fast path and without.
+ * MongoDB's deadline is longer than the service's default: every file of the run shares one test
+ * MongoDB on a few CPUs, and its pauses there are the machine's, not what a test is about; the tests
+ * of deadlines set their own.
  */
 export function testConfig(env: Record<string, string> = {}): AppConfig {
   const uri = env.MONGODB_URI ?? testMongoUri();
@@ -27,6 +30,8 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
     API_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
     LOG_LEVEL: 'silent',
     MONGODB_URI: uri,
+    MONGODB_TIMEOUT_MS: '10000',
+    RESPONSE_TIMEOUT_MS: '25000',
     FAST_PATH: process.env.FAST_PATH,
     ...env,
   });
