@@ -14,6 +14,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { FastifyInstance } from 'fastify';
 import { holdFailuresUntilAnswered } from './span-failures.js';
 import type { AttemptOutcome } from '../webhooks/send-webhook.js';
+import { withQuerySecretsRedacted } from '../http/secret-query.js';
 import { loggedUrl } from '../logs/logged-url.js';
 import type { ObservedAttempt } from '../webhooks/delivery-worker.js';
 import type { WebhookObservers } from '../webhooks/register-webhooks.js';
@@ -37,6 +38,7 @@ export class AppTracing {
       const route = operations.of(request, url)?.route ?? url;
       span.updateName(route === undefined ? request.method : `${request.method} ${route}`);
       if (route !== undefined) span.setAttribute('http.route', route);
+      span.setAttributes(urlAttributes(request.url));
       request.traceId = span.spanContext().traceId;
     };
     app.decorate(NAME_SPAN, nameSpan);
@@ -115,4 +117,14 @@ function describeOutcome(span: Span, outcome: AttemptOutcome): void {
   }
   if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
   if (outcome.kind !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+}
+
+/**
+ * The instrumentation writes the whole request target to `url.path`; HTTP's conventions keep the query apart, in
+ * `url.query`, with its secrets scrubbed as the request log scrubs them.
+ */
+function urlAttributes(target: string): { 'url.path': string; 'url.query'?: string } {
+  const start = target.indexOf('?');
+  if (start === -1) return { 'url.path': target };
+  return { 'url.path': target.slice(0, start), 'url.query': withQuerySecretsRedacted(target).slice(start + 1) };
 }

@@ -73,6 +73,15 @@ describe.each(['on', 'off'])('traces of the service process over OTLP/HTTP JSON,
     expect(servers.map((span) => span.name)).toStrictEqual(['GET /trpc/getPlant']);
   });
 
+  it('keeps the query out of url.path, and its secret values out of url.query, as the request log does', async () => {
+    const secret = `query-secret-${randomBytes(6).toString('hex')}`;
+    const { servers } = await getTraced(service.url, collector, `/plants?limit=2&access_token=${secret}`);
+    expect(servers.map(({ attributes }) => [attributes['url.path'], attributes['url.query']])).toStrictEqual([
+      ['/plants', 'limit=2&access_token=[REDACTED]'],
+    ]);
+    expect(JSON.stringify(servers)).not.toContain(secret);
+  });
+
   it("leaves a refused request's span status unset, with no exception recorded, as HTTP's conventions ask below 500", async () => {
     const refused = [
       { url: `/plants/${randomInt(1_000_000_000, 2_000_000_000)}`, headers: json, status: 404 },
