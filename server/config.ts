@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../schemas/body-limit.js';
 import { acceptsAnyone, AUTH_ENV, authConfig, jwksUrlProblemInProduction, type AuthConfig } from './auth/auth-config.js';
+import { ConfigError } from './env/config-error.js';
 import { listItems } from './env/env-lists.js';
 import { portNumber } from './env/port.js';
 import { metricsConfig, telemetryEnv, tracingConfig, type MetricsConfig, type TracingConfig } from './observability/telemetry-config.js';
@@ -36,6 +37,10 @@ const MONGODB_ENV = {
     .optional()
     .refine((uri) => uri === undefined || parseConnectionString(uri) !== undefined, {
       error: 'must be a MongoDB connection string, like mongodb://127.0.0.1:27017/plantstore',
+      abort: true,
+    })
+    .refine((uri) => uri === undefined || isDatabaseName(databaseNameOf(uri)), {
+      error: 'names a database MongoDB refuses: a name has at most 63 bytes, and no / \\ . " $ or space',
     }),
   MONGODB_TIMEOUT_MS: positiveInt(3000),
   // w: 0 is refused: an unacknowledged write would let the API answer 200 for a plant it never saw stored.
@@ -184,30 +189,26 @@ export interface Config extends AuthConfig {
  */
 export type TrustProxy = boolean | string[];
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 /** Read from the environment once at start-up; nothing else reads `process.env` but the OpenTelemetry SDK. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const e = parseEnv(EnvSchema, env);
   const auth = authConfig(e);
-  if ('problem' in auth) throw new ConfigError(`Invalid configuration:\n  ${auth.problem}`);
+  if ('problem' in auth) throw ConfigError.of(auth.problem);
   if (e.NODE_ENV === 'production') {
     const missing = [
       !acceptsAnyone(auth) && 'API_TOKENS (or API_TOKEN_HASHES, or AUTH_JWKS_URL)',
       e.MONGODB_URI === undefined && 'MONGODB_URI',
     ].filter(Boolean);
     if (missing.length > 0) {
-      throw new ConfigError(`Invalid configuration:\n  ${missing.join(' and ')} must be set when NODE_ENV=production`);
+      throw ConfigError.of(`${missing.join(' and ')} must be set when NODE_ENV=production`);
     }
     const jwksProblem = jwksUrlProblemInProduction(auth);
-    if (jwksProblem) throw new ConfigError(`Invalid configuration:\n  ${jwksProblem}`);
+    if (jwksProblem) throw ConfigError.of(jwksProblem);
   }
   // A request may wait on MongoDB (a create: two operations) without a byte moving on its connection.
   if (e.RESPONSE_TIMEOUT_MS <= 2 * e.MONGODB_TIMEOUT_MS) {
-    throw new ConfigError(
-      `Invalid configuration:\n  RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS ` +
+    throw ConfigError.of(
+      `RESPONSE_TIMEOUT_MS must be more than twice MONGODB_TIMEOUT_MS ` +
         `(${e.MONGODB_TIMEOUT_MS}): a request may wait that long for MongoDB`,
     );
   }
@@ -221,7 +222,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     changeQueueLimit: e.WEBHOOK_CHANGE_QUEUE_LIMIT,
   };
   const webhookProblem = webhookConfigProblem(webhooks);
-  if (webhookProblem) throw new ConfigError(`Invalid configuration:\n  ${webhookProblem}`);
+  if (webhookProblem) throw ConfigError.of(webhookProblem);
+  const metrics = metricsConfig(e, e.HOST);
+  if (metrics && metrics.port === e.PORT && metrics.port !== 0 && metrics.host === e.HOST) {
+    throw ConfigError.of(`METRICS_PORT must not be PORT (${e.PORT}) on the same host: the metrics have a listener of their own`);
+  }
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -244,7 +249,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     authFailureLimit: e.AUTH_FAILURE_LIMIT === undefined ? undefined : { max: e.AUTH_FAILURE_LIMIT, windowMs: e.AUTH_FAILURE_WINDOW_MS },
     webhooks,
-    metrics: metricsConfig(e, e.HOST),
+    metrics,
     tracing: tracingConfig(e),
     devDir: resolve(e.PLANT_STORE_DEV_DIR),
   };
@@ -257,7 +262,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 export function loadWebhooksCliConfig(env: Record<string, string | undefined>): WebhooksCliConfig {
   const e = parseEnv(WebhooksCliEnvSchema, env);
   if (e.NODE_ENV === 'production' && e.MONGODB_URI === undefined) {
-    throw new ConfigError('Invalid configuration:\n  MONGODB_URI must be set when NODE_ENV=production');
+    throw ConfigError.of('MONGODB_URI must be set when NODE_ENV=production');
   }
   return {
     env: e.NODE_ENV,
@@ -282,7 +287,7 @@ type MongoEnv = z.output<z.ZodObject<typeof MONGODB_ENV>>;
 function mongoConfig(e: MongoEnv): MongoConfig {
   return {
     uri: e.MONGODB_URI,
-    dbName: (e.MONGODB_URI && parseConnectionString(e.MONGODB_URI)?.pathname.slice(1)) || DEFAULT_DB_NAME,
+    dbName: (e.MONGODB_URI && databaseNameOf(e.MONGODB_URI)) || DEFAULT_DB_NAME,
     timeoutMs: e.MONGODB_TIMEOUT_MS,
     writeConcern: { w: e.MONGODB_WRITE_CONCERN, journal: e.MONGODB_JOURNAL },
   };
@@ -314,6 +319,20 @@ function parseConnectionString(uri: string): ConnectionString | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The database a connection string names, decoded as the driver decodes it; empty when it names none. */
+function databaseNameOf(uri: string): string | undefined {
+  try {
+    return decodeURIComponent(parseConnectionString(uri)?.pathname.slice(1) ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** mongod's rule for a database name (none: the default one); the driver leaves it to the first command. */
+function isDatabaseName(name: string | undefined): boolean {
+  return name !== undefined && Buffer.byteLength(name) < 64 && !/[/\\. "$\0]/.test(name);
 }
 
 /** `PORT=` in a shell or .env file means "not set", not "invalid". */

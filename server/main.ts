@@ -5,7 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { acceptsAnyone } from './auth/auth-config.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
+import { ConfigError } from './env/config-error.js';
 import type { RunningMongo } from './dev/dev-run.js';
 import { logProcessWarnings } from './logs/process-warnings.js';
 import { startTracing } from './observability/telemetry.js';
@@ -113,7 +114,8 @@ function main(): void {
 
   running.catch((error: unknown) => {
     // A start-up failure (port taken, no MongoDB to use...) is told in one line.
-    process.stderr.write(logLine('fatal', `plant store failed to start: ${startFailure(error)}`));
+    const message = error instanceof ConfigError ? error.message : `plant store failed to start: ${startFailure(error)}`;
+    process.stderr.write(logLine('fatal', message));
     process.exit(1);
   });
 }

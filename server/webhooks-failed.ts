@@ -6,7 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import type { Collection, Db } from 'mongodb';
-import { ConfigError, loadWebhooksCliConfig } from './config.js';
+import { loadWebhooksCliConfig } from './config.js';
+import { ConfigError } from './env/config-error.js';
 import { createMongoClient } from './db/mongo-client.js';
 import { PLANTS_COLLECTION } from './plants/mongo-plant-store.js';
 import type { EventDocument } from './webhooks/delivery-worker.js';

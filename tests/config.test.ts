@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../server/config.js';
+import { loadConfig } from '../server/config.js';
+import { ConfigError } from '../server/env/config-error.js';
 import { fastifyOptions } from '../server/fastify-options.js';
 
 describe('loadConfig', () => {
@@ -75,6 +76,9 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, 'PORT: must be a port number from 0 to 65535'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ MONGODB_URI: 'http://localhost' }, 'MONGODB_URI: must be a MongoDB connection string'],
+    [{ MONGODB_URI: 'mongodb://db:27017/plant$store' }, 'MONGODB_URI: names a database MongoDB refuses'],
+    [{ MONGODB_URI: 'mongodb://db:27017/plant%2Estore' }, 'MONGODB_URI: names a database MongoDB refuses'],
+    [{ MONGODB_URI: `mongodb://db:27017/${'p'.repeat(64)}` }, 'MONGODB_URI: names a database MongoDB refuses'],
     [{ CORS_ORIGINS: 'not a url' }, 'CORS_ORIGINS'],
     [{ API_TOKENS: 'name token and-more' }, 'API_TOKENS: item 1 is not "value" or "name value"'],
     [{ API_TOKENS: 'fine, t\u00f6ken' }, 'API_TOKENS: item 2 is not'],
@@ -99,6 +103,7 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.1,,yes' }, 'TRUST_PROXY'],
     [{ METRICS_PORT: 'ninety' }, 'METRICS_PORT: must be a port number from 0 to 65535'],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT must not be PORT (8080) on the same host'],
     [{ SHUTDOWN_DELAY_MS: '-1' }, 'SHUTDOWN_DELAY_MS'],
     [{ SHUTDOWN_DELAY_MS: '5s' }, 'SHUTDOWN_DELAY_MS'],
     [{ SHUTDOWN_DELAY_MS: '600001' }, 'SHUTDOWN_DELAY_MS: must be at most 600000'],
@@ -119,6 +124,10 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toMatchObject({ metrics: undefined, tracing: undefined });
     expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' }).metrics).toStrictEqual({ host: '0.0.0.0', port: 9464 });
     expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.2' }).metrics).toStrictEqual({ host: '10.0.0.2', port: 9464 });
+    expect(loadConfig({ HOST: '10.0.0.1', PORT: '9464', METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' }).metrics).toStrictEqual({
+      host: '127.0.0.1',
+      port: 9464,
+    });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toStrictEqual({ serviceName: 'plant-store' });
     expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'plants-eu' }).tracing).toStrictEqual({
       serviceName: 'plants-eu',

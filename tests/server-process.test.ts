@@ -97,4 +97,20 @@ describe('the service process', () => {
     expect(await service.exited()).toBe(1);
     expect(service.output()).toMatch(/PORT: /);
   });
+
+  it.each([
+    ['an option the driver does not know', '?badOption=1', 'option badoption is not supported'],
+    ['an option value the driver refuses', '?readPreference=nearest-ish', 'Invalid read preference mode "nearest-ish"'],
+  ])('names MONGODB_URI when its connection string has %s, and says no more of it', async (_case, query, problem) => {
+    const uri = new URL(testMongoUri());
+    uri.username = 'plants';
+    uri.password = 'uri-password-Kq3';
+    const service = startService({ MONGODB_URI: `${uri.toString()}${query}`, API_TOKENS: 'a-token' });
+    expect(await service.exited()).toBe(1);
+    const lines = service.output().trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toMatchObject([
+      { level: 60, msg: `Invalid configuration:\n  MONGODB_URI: ${problem}` },
+    ]);
+    expect(service.output()).not.toContain('uri-password-Kq3');
+  });
 });

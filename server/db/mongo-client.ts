@@ -1,4 +1,5 @@
-import { MongoClient } from 'mongodb';
+import { MongoClient, MongoDriverError } from 'mongodb';
+import { ConfigError } from '../env/config-error.js';
 
 export interface MongoClientOptions {
   uri: string;
@@ -16,14 +17,20 @@ export function createMongoClient({
   serverSelectionTimeoutMs = timeoutMs,
   monitorCommands = false,
 }: MongoClientOptions): MongoClient {
-  return new MongoClient(uri, {
-    appName: 'plant-store',
-    serverSelectionTimeoutMS: serverSelectionTimeoutMs,
-    connectTimeoutMS: timeoutMs,
-    // A server that takes a command and never answers would otherwise hold the request for ever.
-    socketTimeoutMS: timeoutMs,
-    // No overload retries: their backoff outlasts MONGODB_TIMEOUT_MS and ignores the deadline; clients retry on 503.
-    maxAdaptiveRetries: 0,
-    monitorCommands,
-  });
+  try {
+    return new MongoClient(uri, {
+      appName: 'plant-store',
+      serverSelectionTimeoutMS: serverSelectionTimeoutMs,
+      connectTimeoutMS: timeoutMs,
+      // A server that takes a command and never answers would otherwise hold the request for ever.
+      socketTimeoutMS: timeoutMs,
+      // No overload retries: their backoff outlasts MONGODB_TIMEOUT_MS and ignores the deadline; clients retry on 503.
+      maxAdaptiveRetries: 0,
+      monitorCommands,
+    });
+  } catch (error) {
+    // The driver reads the URI's options only here (config validation must not load it before tracing patches it).
+    if (error instanceof MongoDriverError) throw ConfigError.of(`MONGODB_URI: ${error.message}`, { cause: error });
+    throw error;
+  }
 }
