@@ -89,3 +89,8 @@ export class StoreUnavailableError extends Error {
     super('the plant database is unavailable, try again shortly', options);
   }
 }
+
+/** The database refuses how the store is configured to write: no write can succeed until the configuration changes. */
+export class StoreMisconfiguredError extends Error {
+  override name = 'StoreMisconfiguredError';
+}

@@ -29,6 +29,8 @@ const WHOLE_ABOVE_ZERO = { error: 'must be a whole number above 0' };
 const positiveInt = (fallback: number) =>
   z.coerce.number(WHOLE_ABOVE_ZERO).int(WHOLE_ABOVE_ZERO).positive(WHOLE_ABOVE_ZERO).default(fallback);
 
+const WRITE_CONCERN = { error: 'must be majority or a number of members, from 1 to 50' };
+
 const NODE_ENV = z.enum(['development', 'production', 'test']).default('development');
 /** MongoDB, as the service and `npm run webhooks:failed` both read it. */
 const MONGODB_ENV = {
@@ -45,7 +47,11 @@ const MONGODB_ENV = {
   MONGODB_TIMEOUT_MS: positiveInt(3000),
   // w: 0 is refused: an unacknowledged write would let the API answer 200 for a plant it never saw stored.
   MONGODB_WRITE_CONCERN: z
-    .union([z.literal('majority'), z.coerce.number().int().min(1)], { error: 'must be majority or a number of members, at least 1' })
+    // A replica set has at most 50 members.
+    .union(
+      [z.literal('majority'), z.coerce.number(WRITE_CONCERN).int(WRITE_CONCERN).min(1, WRITE_CONCERN).max(50, WRITE_CONCERN)],
+      WRITE_CONCERN,
+    )
     .default('majority'),
   MONGODB_JOURNAL: z
     .enum(['true', 'false'])

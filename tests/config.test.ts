@@ -76,6 +76,8 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, 'PORT: must be a port number from 0 to 65535'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ MONGODB_URI: 'http://localhost' }, 'MONGODB_URI: must be a MongoDB connection string'],
+    [{ MONGODB_WRITE_CONCERN: '0' }, 'MONGODB_WRITE_CONCERN: must be majority or a number of members, from 1 to 50'],
+    [{ MONGODB_WRITE_CONCERN: '51' }, 'MONGODB_WRITE_CONCERN: must be majority or a number of members, from 1 to 50'],
     [{ MONGODB_URI: 'mongodb://db:27017/plant$store' }, 'MONGODB_URI: names a database MongoDB refuses'],
     [{ MONGODB_URI: 'mongodb://db:27017/plant%2Estore' }, 'MONGODB_URI: names a database MongoDB refuses'],
     [{ MONGODB_URI: `mongodb://db:27017/${'p'.repeat(64)}` }, 'MONGODB_URI: names a database MongoDB refuses'],

@@ -56,3 +56,10 @@ export function isUnavailable(error: unknown): boolean {
   if (error.hasErrorLabel(MongoErrorLabel.RetryableWriteError) || error.hasErrorLabel(MongoErrorLabel.ResetPool)) return true;
   return error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code);
 }
+
+/** MongoDB refuses the write concern itself, not one write: every write with it fails the same way. */
+export function refusesWriteConcern(error: unknown): boolean {
+  if (!(error instanceof MongoServerError)) return false;
+  // UnsatisfiableWriteConcern (more members than the set has), UnknownReplWriteConcern, or BadValue for w > 1 or j on a standalone.
+  return error.code === 100 || error.code === 79 || (error.code === 2 && /'[wj]'/.test(error.message));
+}

@@ -19,6 +19,7 @@ import {
   PlantConflictError,
   PlantNotFoundError,
   PlantPreconditionFailedError,
+  StoreMisconfiguredError,
   StoreUnavailableError,
   type PlantStore,
   type Revised,
@@ -30,7 +31,7 @@ import type { EventRecorder } from '../webhooks/register-webhooks.js';
 import { newWebhookRecord, type WebhookRecord } from '../webhooks/webhook-record.js';
 import type { ChangeQueue } from '../webhooks/change-record.js';
 import { ChangeWrites, isTooLarge, withQueued, type QueuedChange } from '../webhooks/change-writes.js';
-import { isUnavailable } from '../db/mongo-errors.js';
+import { isUnavailable, refusesWriteConcern } from '../db/mongo-errors.js';
 
 /** One document per plant: the plant id is the `_id`, kept as BSON Int64 like the interface's int64. */
 export interface PlantDocument {
@@ -70,9 +71,12 @@ export class MongoPlantStore implements PlantStore {
   private readonly changes: ChangeWrites;
 
   /** `guard` bounds each operation by its deadline and hears of each outage; without it, the client's own timeouts apply. */
+  /** Set once MongoDB has refused the write concern: the store is not ready, since no write can succeed. */
+  private misconfigured: StoreMisconfiguredError | undefined;
+
   constructor(
     private readonly db: Db,
-    writeConcern: WriteConcernSettings,
+    private readonly writeConcern: WriteConcernSettings,
     private readonly events?: EventRecorder,
     private readonly guard?: OperationGuard,
   ) {
@@ -80,10 +84,23 @@ export class MongoPlantStore implements PlantStore {
     this.changes = new ChangeWrites(events?.changeUrls ?? [], events?.changeQueueLimit ?? 0);
   }
 
-  /** The indexes the store's queries need beside `_id`'s; MongoDB keeps an index that already exists as it is. */
+  /**
+   * The indexes the store's queries need beside `_id`'s; MongoDB keeps an index that already exists as it is. Written
+   * with the store's write concern, this is also where a write concern MongoDB refuses shows before any write does.
+   */
   async createIndexes(): Promise<void> {
     const options: CreateIndexesOptions & Abortable = { name: TAG_INDEX.name, signal: this.guard?.signal() };
-    await this.stored(this.plants.createIndex(TAG_INDEX.key, options, undefined));
+    try {
+      await this.plants.createIndex(TAG_INDEX.key, options, undefined);
+    } catch (error) {
+      if (!refusesWriteConcern(error)) throw this.storeError(error);
+      const { w, journal } = this.writeConcern;
+      this.misconfigured = new StoreMisconfiguredError(
+        `MongoDB refuses the write concern (w: ${String(w)}, j: ${String(journal)}): ${(error as Error).message}`,
+        { cause: error },
+      );
+      throw this.misconfigured;
+    }
   }
 
   async create(plant: NewPlant): Promise<Revised<Plant>> {
@@ -349,6 +366,7 @@ export class MongoPlantStore implements PlantStore {
   }
 
   async ping(): Promise<void> {
+    if (this.misconfigured) throw this.misconfigured;
     await this.stored(this.db.command({ ping: 1 }, { signal: this.guard?.signal() }));
   }
 

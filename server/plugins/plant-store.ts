@@ -3,7 +3,7 @@ import type { WriteConcernSettings } from 'mongodb';
 import fp from 'fastify-plugin';
 import type { PlantStore } from '../../routers/plant-store.js';
 import { MongoPlantStore } from '../plants/mongo-plant-store.js';
-import { StoreUnavailableError } from '../../routers/plant-store.js';
+import { StoreMisconfiguredError, StoreUnavailableError } from '../../routers/plant-store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,6 +47,11 @@ async function createIndexesOnceReachable(store: MongoPlantStore, log: FastifyBa
       return;
     } catch (error) {
       if (closed()) return;
+      if (error instanceof StoreMisconfiguredError) {
+        const until = 'until MONGODB_WRITE_CONCERN and MONGODB_JOURNAL ask what this deployment can do';
+        log.error(`${error.message}: every write fails, and /readyz answers 503, ${until}`);
+        return;
+      }
       if (!(error instanceof StoreUnavailableError)) {
         log.error({ err: error }, 'could not create the index of plants by tag; listing by tag scans the collection');
         return;

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance } from 'fastify';
-import type { PlantStore } from '../../routers/plant-store.js';
+import { StoreMisconfiguredError, type PlantStore } from '../../routers/plant-store.js';
 import { ShuttingDownError } from '../http/graceful-close.js';
 
 /** A longer stall of the event loop since the previous `/healthz` makes it answer 503. */
@@ -60,7 +60,8 @@ export function registerHealthRoutes(app: FastifyInstance, { store }: { store: P
     try {
       await readiness();
     } catch (cause) {
-      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'not ready: the plant database does not answer', cause });
+      const why = cause instanceof StoreMisconfiguredError ? cause.message : 'the plant database does not answer';
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `not ready: ${why}`, cause });
     }
     return { status: 'ready' };
   });

@@ -33,6 +33,30 @@ describe('health probes', () => {
     }
   });
 
+  it('/readyz answers 503 saying why, and the log names the variables, when MongoDB refuses the write concern itself', async () => {
+    const logs = captureLogs();
+    // As many members as a replica set can have: refused by a standalone and by any set of fewer members.
+    const app = await buildApp(testConfig({ LOG_LEVEL: 'info', MONGODB_WRITE_CONCERN: '50' }), { logStream: logs.stream });
+    try {
+      await app.ready();
+      const refusal = /^MongoDB refuses the write concern \(w: 50, j: true\): .+/;
+      await expect
+        .poll(async () => (await app.inject({ method: 'GET', url: '/readyz' })).json<{ message: string }>(), { timeout: 10_000 })
+        .toStrictEqual({
+          error: 503,
+          message: expect.stringMatching(/^not ready: MongoDB refuses the write concern \(w: 50, j: true\): /) as unknown,
+        });
+      expect(logs.lines().filter((line) => refusal.test(String(line.msg)))).toMatchObject([
+        {
+          level: 50,
+          msg: expect.stringMatching(/until MONGODB_WRITE_CONCERN and MONGODB_JOURNAL ask what this deployment can do$/) as unknown,
+        },
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('/healthz answers 503 once the event loop stalled for over a second since the previous probe, and to the next probe too', async () => {
     const app = await buildApp(testConfig());
     try {
