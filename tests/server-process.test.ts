@@ -57,6 +57,8 @@ describe('the service process', () => {
     service.child.kill(signal);
     expect(await service.exited()).toBe(0);
     expect(service.output()).toContain('shutting down');
+    const lines = service.output().trim().split('\n');
+    expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({ level: 30, signal, msg: 'stopped: every request answered' });
   });
 
   it('starts on its embedded MongoDB when MONGODB_URI is unset, and stops it on exit', async () => {
