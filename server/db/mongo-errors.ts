@@ -58,7 +58,7 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /** MongoDB refuses the write concern itself, not one write: every write with it fails the same way. */
-export function refusesWriteConcern(error: unknown): boolean {
+export function refusesWriteConcern(error: unknown): error is MongoServerError {
   if (!(error instanceof MongoServerError)) return false;
   // UnsatisfiableWriteConcern (more members than the set has), UnknownReplWriteConcern, or BadValue for w > 1 or j on a standalone.
   return error.code === 100 || error.code === 79 || (error.code === 2 && /'[wj]'/.test(error.message));

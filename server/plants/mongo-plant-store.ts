@@ -96,7 +96,7 @@ export class MongoPlantStore implements PlantStore {
       if (!refusesWriteConcern(error)) throw this.storeError(error);
       const { w, journal } = this.writeConcern;
       this.misconfigured = new StoreMisconfiguredError(
-        `MongoDB refuses the write concern (w: ${String(w)}, j: ${String(journal)}): ${(error as Error).message}`,
+        `MongoDB refuses the write concern (w: ${String(w)}, j: ${String(journal)}): ${error.message}`,
         { cause: error },
       );
       throw this.misconfigured;
