@@ -282,8 +282,7 @@ export function loadWebhooksCliConfig(env: Record<string, string | undefined>): 
 function parseEnv<T extends z.ZodType>(schema: T, env: Record<string, string | undefined>): z.output<T> {
   const parsed = schema.safeParse(blankToUndefined(env));
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((failure) => `  ${failure.path.join('.')}: ${failure.message}`);
-    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+    throw ConfigError.of(parsed.error.issues.map((failure) => `${failure.path.join('.')}: ${failure.message}`));
   }
   return parsed.data;
 }

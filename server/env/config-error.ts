@@ -2,8 +2,9 @@
 export class ConfigError extends Error {
   override name = 'ConfigError';
 
-  /** One problem, named by its variable. */
-  static of(problem: string, options?: ErrorOptions): ConfigError {
-    return new ConfigError(`Invalid configuration:\n  ${problem}`, options);
+  /** The problems, each named by its variable, a line each. */
+  static of(problems: string | readonly string[], options?: ErrorOptions): ConfigError {
+    const lines = typeof problems === 'string' ? [problems] : problems;
+    return new ConfigError(`Invalid configuration:\n${lines.map((problem) => `  ${problem}`).join('\n')}`, options);
   }
 }

@@ -70,10 +70,10 @@ export class MongoPlantStore implements PlantStore {
   private readonly plants: Collection<PlantDocument>;
   private readonly changes: ChangeWrites;
 
-  /** `guard` bounds each operation by its deadline and hears of each outage; without it, the client's own timeouts apply. */
   /** Set once MongoDB has refused the write concern: the store is not ready, since no write can succeed. */
   private misconfigured: StoreMisconfiguredError | undefined;
 
+  /** `guard` bounds each operation by its deadline and hears of each outage; without it, the client's own timeouts apply. */
   constructor(
     private readonly db: Db,
     private readonly writeConcern: WriteConcernSettings,
