@@ -67,6 +67,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: 'false' }).http.trustProxy).toBe(false);
   });
 
+  it('reads the database name from MONGODB_URI percent-decoded, as the driver does', () => {
+    expect(loadConfig({ MONGODB_URI: 'mongodb://db:27017/gar%64en' }).mongodb.dbName).toBe('garden');
+    expect(loadConfig({ MONGODB_URI: 'mongodb://db:27017/' }).mongodb.dbName).toBe('plantstore');
+  });
+
   it('treats blank values as unset', () => {
     expect(loadConfig({ PORT: '', MONGODB_URI: ' ' })).toMatchObject({ port: 3000, mongodb: { uri: undefined } });
   });
