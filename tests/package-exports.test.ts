@@ -34,7 +34,13 @@ it('exports the router, createCaller, the context factory, the client helper and
 });
 
 it('exports the client and its int64 link pieces alone at plant-store/client, without server code', () => {
-  expect(importNames('plant-store/client')).toEqual(['createPlantStoreClient', 'exactIntegerFetch', 'int64Transformer', 'trpcUrl']);
+  expect(importNames('plant-store/client')).toEqual([
+    'createPlantStoreClient',
+    'exactIntegerFetch',
+    'int64Transformer',
+    'isPlantStoreError',
+    'trpcUrl',
+  ]);
 });
 
 it('lets a store of its own tell a failed condition, and the header it failed on, as the MongoDB store does', () => {

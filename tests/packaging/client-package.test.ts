@@ -48,8 +48,8 @@ async function installedPackages(dir: string): Promise<string[]> {
 
 /** An app of the client package alone: exact ids through the ready client and through links of its own. */
 const CLIENT_APP = `
-import { createTRPCClient, httpBatchLink, loggerLink, TRPCClientError } from '@trpc/client';
-import { createPlantStoreClient, exactIntegerFetch, int64Transformer, trpcUrl, type AppRouter } from '@plant-store/client';
+import { createTRPCClient, httpBatchLink, loggerLink } from '@trpc/client';
+import { createPlantStoreClient, exactIntegerFetch, int64Transformer, isPlantStoreError, trpcUrl, type AppRouter } from '@plant-store/client';
 
 const url = process.env.PLANT_STORE_URL ?? '';
 const token = process.env.PLANT_STORE_TOKEN ?? '';
@@ -69,10 +69,13 @@ const batched = createTRPCClient<AppRouter>({
 const [page, one] = await Promise.all([batched.listPlants.query({}), batched.getPlant.query({ id: 7 })]);
 console.log(\`list \${page.map((item) => \`\${typeof item.id} \${item.id}\`).join(', ')}; get \${typeof one.id} \${one.id}\`);
 
-try {
-  await store.getPlant.query({ id: 2 ** 53 + 2 });
-} catch (error) {
-  if (error instanceof TRPCClientError) console.log(\`refused \${(error as TRPCClientError<AppRouter>).data?.code}\`);
+for (const id of [2 ** 53 + 2, 404]) {
+  try {
+    await store.getPlant.query({ id });
+  } catch (error) {
+    // Typed without a cast: the code and the status as the service (or the client itself) told them.
+    if (isPlantStoreError(error)) console.log(\`refused \${error.data?.code} \${error.data?.httpStatus}\`);
+  }
 }
 /** Never called: the compiler checks the client is typed. */
 export const typed = () =>
@@ -146,13 +149,14 @@ describe('the client package, packed and installed in a strict TypeScript app wi
     expect(stdout).not.toMatch(/fastify|mongodb|swagger/);
   });
 
-  it('compiles strict without skipLibCheck and runs against the service: ids exact and bigints, batching, the client-side refusal', async () => {
+  it('compiles strict without skipLibCheck and runs against the service: ids exact and bigints, batching, typed refusals', async () => {
     await writeFile(join(app, 'src', 'client-app.ts'), CLIENT_APP);
     await tsc();
     expect(await runApp('client-app.js')).toStrictEqual([
       'get 9007199254740993 Monstera',
       'list bigint 7, bigint 9007199254740993; get bigint 7',
-      'refused BAD_REQUEST',
+      'refused BAD_REQUEST 400',
+      'refused NOT_FOUND 404',
     ]);
   }, 60_000);
 
