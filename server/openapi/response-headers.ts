@@ -45,11 +45,15 @@ export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
  */
 export const header = (name: ResponseHeaderName, required: boolean) => ({ ...RESPONSE_HEADERS[name], required });
 
+/** Node's HTTP server answers these itself, before the request reaches Fastify and gets an id. */
+const ANSWERED_BEFORE_AN_ID = new Set(['408', '417', '431']);
+
 /** Which answer carries which header, the same for every operation. */
 export function addResponseHeaders(operation: OpenApiOperation): void {
   for (const [status, response] of Object.entries(operation.responses)) {
     if (!response) continue;
-    const headers: Record<string, unknown> = { ...response.headers, 'X-Request-Id': header('X-Request-Id', true) };
+    const headers: Record<string, unknown> = { ...response.headers };
+    if (!ANSWERED_BEFORE_AN_ID.has(status)) headers['X-Request-Id'] = header('X-Request-Id', true);
     if (status === '401' || status === '403') headers['WWW-Authenticate'] = header('WWW-Authenticate', true);
     if (status === '429' || status === '503') headers['Retry-After'] = header('Retry-After', true);
     // Only to an encoded body: a 415 for the media type has none.

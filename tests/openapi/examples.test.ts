@@ -270,6 +270,21 @@ describe('answers of the HTTP layer, the same on every operation', () => {
       expect(documentedExample(operation, String(status))).toEqual(HTTP_LAYER_EXAMPLES[status].response);
     return HTTP_LAYER_EXAMPLES[status].response;
   };
+  /** The headers every operation's answer of this status is documented to carry, lower-cased. */
+  const requiredHeaders = (status: keyof typeof HTTP_LAYER_EXAMPLES) => {
+    const names = [...operations.values()].flatMap((operation) =>
+      Object.entries(operation.responses[String(status)]?.headers ?? {})
+        .filter(([, header]) => (header as { required?: boolean }).required === true)
+        .map(([name]) => name.toLowerCase()),
+    );
+    return [...new Set(names)].sort();
+  };
+  const headerNames = (raw: string) =>
+    raw
+      .slice(0, raw.indexOf('\r\n\r\n'))
+      .split('\r\n')
+      .slice(1)
+      .map((line) => line.slice(0, line.indexOf(':')).toLowerCase());
   let listening: TestApp;
   let origin: string;
   afterAll(async () => {
@@ -287,6 +302,8 @@ describe('answers of the HTTP layer, the same on every operation', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toEqual(documented(429));
     expect(refused.headers['retry-after']).toBe('60');
+    expect(requiredHeaders(429)).toEqual(['retry-after', 'x-request-id']);
+    for (const name of requiredHeaders(429)) expect(refused.headers, name).toHaveProperty(name);
   });
 
   it('408 for a request that stalls', async () => {
@@ -294,6 +311,7 @@ describe('answers of the HTTP layer, the same on every operation', () => {
     raw.write('GET /plants HTTP/1.1\r\nhost: localhost\r\n');
     const { data } = await raw.closed;
     expect(parseResponse(data)).toEqual({ status: 408, body: documented(408) });
+    expect(headerNames(data)).toEqual(expect.arrayContaining(requiredHeaders(408)));
   });
 
   it('417 for an Expect other than 100-continue', async () => {
@@ -301,6 +319,7 @@ describe('answers of the HTTP layer, the same on every operation', () => {
     raw.write('GET /plants HTTP/1.1\r\nhost: localhost\r\nexpect: 200-ok\r\nconnection: close\r\n\r\n');
     const { data } = await raw.closed;
     expect(parseResponse(data)).toEqual({ status: 417, body: documented(417) });
+    expect(headerNames(data)).toEqual(expect.arrayContaining(requiredHeaders(417)));
   });
 
   it('431 for headers over the limit', async () => {
@@ -308,5 +327,6 @@ describe('answers of the HTTP layer, the same on every operation', () => {
     raw.write(`GET /plants HTTP/1.1\r\nhost: localhost\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
     const { data } = await raw.closed;
     expect(parseResponse(data)).toEqual({ status: 431, body: documented(431) });
+    expect(headerNames(data)).toEqual(expect.arrayContaining(requiredHeaders(431)));
   });
 });
