@@ -88,8 +88,8 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
 /** The bearer scheme: static tokens and JWT access tokens alike; `/docs` asks for one under Authorize. */
 const BEARER_AUTH = {
   type: 'http',
+  // No bearerFormat: a static token is opaque, not a JWT.
   scheme: 'bearer',
-  bearerFormat: 'JWT',
   description:
     'A static token (API_TOKENS, API_TOKEN_HASHES: every scope) or a JWT access token from the identity provider ' +
     '(AUTH_JWKS_URL), whose `scope` or `scp` claim grants the scopes each operation names.',
