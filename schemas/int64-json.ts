@@ -13,7 +13,7 @@ export interface Int64Json {
   /** In place. */
   revive: (value: unknown) => unknown;
   mark: (value: unknown) => unknown;
-  /** Raw JSON numbers where the runtime has `JSON.rawJSON`, else markers that `unmarkText` writes back as numbers. */
+  /** Safe integers as numbers; beyond, raw JSON numbers where the runtime has `JSON.rawJSON`, else markers for `unmarkText`. */
   writable: (value: unknown) => unknown;
   writesMarkers: boolean;
   unmarkText: (text: string) => string;
@@ -103,7 +103,9 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
   };
 
   const toMarker = (value: bigint): string => `${prefix}${value}`;
-  const toWritable = rawJson === undefined ? toMarker : (value: bigint): unknown => rawJson(value.toString());
+  // A safe integer is written exactly as a number, and costs neither a marker to write back nor a raw JSON object.
+  const toWritable = (value: bigint): unknown =>
+    value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : rawJson === undefined ? toMarker(value) : rawJson(value.toString());
 
   const unmarkText = (text: string): string => (text.includes(textPrefix) ? text.replace(markerInText, '$1') : text);
 
@@ -140,7 +142,7 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
         : (text, parser = JSON.parse) => parseFromSource(text, parser),
     stringify:
       rawJson === undefined
-        ? (value) => unmarkText(JSON.stringify(withBigints(value, toMarker)))
+        ? (value) => unmarkText(JSON.stringify(withBigints(value, toWritable)))
         : (value) => JSON.stringify(withBigints(value, toWritable)),
     transformer: { serialize: (value) => withBigints(value, toWritable), deserialize: revive },
   };
@@ -160,26 +162,32 @@ function exactReading(token: string): bigint | number | undefined {
   return undefined;
 }
 
-/** Recursive but bounded: descends only where a bigint is, and refuses depth beyond MAX_JSON_DEPTH (or a cycle). */
-function withBigints(value: unknown, convert: (value: bigint) => unknown, depth = 0): unknown {
+/** Recursive but bounded: copies only what holds a bigint, and refuses depth beyond MAX_JSON_DEPTH (or a cycle). */
+function withBigints(value: unknown, convert: (value: bigint) => unknown, depth = 1): unknown {
   if (typeof value === 'bigint') return convert(value);
-  if (!isContainer(value) || !holdsBigint(value, depth + 1)) return value;
-  if (Array.isArray(value)) return value.map((item: unknown) => withBigints(item, convert, depth + 1));
-  // fromEntries keeps a "__proto__" key a plain key.
-  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withBigints(item, convert, depth + 1)]));
+  if (!isContainer(value)) return value;
+  if (depth > MAX_JSON_DEPTH)
+    throw new RangeError(`a value nested more than ${MAX_JSON_DEPTH} levels deep (or cyclic) cannot be written as JSON`);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item: unknown, index) => {
+      const written = withBigints(item, convert, depth + 1);
+      if (written !== item) (copy ??= value.slice())[index] = written;
+    });
+    return copy ?? value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  const record = value as Record<string, unknown>;
+  for (const name of Object.keys(record)) {
+    const item = record[name];
+    const written = withBigints(item, convert, depth + 1);
+    // A spread copies a "__proto__" key as a plain key, which assignment then sets as one.
+    if (written !== item) (copy ??= { ...record })[name] = written;
+  }
+  return copy ?? value;
 }
 
 const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null;
-
-function holdsBigint(value: object, depth: number): boolean {
-  if (depth > MAX_JSON_DEPTH)
-    throw new RangeError(`a value nested more than ${MAX_JSON_DEPTH} levels deep (or cyclic) cannot be written as JSON`);
-  for (const item of Object.values(value) as unknown[]) {
-    if (typeof item === 'bigint') return true;
-    if (isContainer(item) && holdsBigint(item, depth + 1)) return true;
-  }
-  return false;
-}
 
 function rewrite(text: string, spans: readonly TextSpan[], replacementOf: (token: string) => string | undefined): string {
   let out = '';

@@ -195,6 +195,17 @@ describe("the runtime's JSON where it has JSON.rawJSON and source text, markers 
     },
   );
 
+  it.each(WAYS)('%s: writes bigints within 2^53 as numbers, and a "__proto__" key as a plain key', (_way, json) => {
+    const safe = { page: [{ id: 9007199254740991n }, { id: -9007199254740991n }, { id: 9007199254740992n }], ['__proto__']: { id: 1n } };
+    const written = JSON.stringify(json.writable(safe));
+    expect(json.writesMarkers ? json.unmarkText(written) : written).toBe(
+      '{"page":[{"id":9007199254740991},{"id":-9007199254740991},{"id":9007199254740992}],"__proto__":{"id":1}}',
+    );
+    expect(json.stringify(safe)).toBe(json.writesMarkers ? json.unmarkText(written) : written);
+    expect(json.hasMarkers(written)).toBe(json.writesMarkers);
+    expect(json.hasMarkers(JSON.stringify(json.transformer.serialize({ id: 9007199254740991n })))).toBe(false);
+  });
+
   it("parse hands the parser the client's own text where the runtime has source text, else the text with markers", () => {
     const seen: string[] = [];
     const parser: JsonParser = (text, reviver) => {

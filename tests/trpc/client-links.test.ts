@@ -147,6 +147,21 @@ describe('links an app composes with int64Transformer and exactIntegerFetch', ()
   });
 });
 
+describe('a link with int64Transformer but without exactIntegerFetch', () => {
+  const client = () =>
+    createTRPCClient<AppRouter>({
+      links: [httpLink({ url: trpcUrl(service.url), headers: { authorization: `Bearer ${TEST_TOKEN}` }, transformer: int64Transformer })],
+    });
+
+  it('sends a bigint id within 2^53, as the answers give ids back, as a plain number', async () => {
+    await client().createPlant.mutate({ id: 2n ** 53n - 1n, name: 'Fern' });
+    const [plant] = await client().listPlants.query({});
+    expect(plant).toStrictEqual({ id: 2n ** 53n - 1n, name: 'Fern' });
+    await expect(client().getPlant.query({ id: plant?.id ?? 0n })).resolves.toStrictEqual(plant);
+    await expect(client().deletePlant.mutate({ id: 2n ** 53n - 1n })).resolves.toBeUndefined();
+  });
+});
+
 /** A client through one of tRPC's batch links, as an app composes it with the client package's pieces. */
 function batchingClient(link: typeof httpBatchLink | typeof httpBatchStreamLink, headers: Record<string, string> = {}) {
   return createTRPCClient<AppRouter>({
