@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 
+/** Two parts: the low one, under 2^28, is written digit by digit per request; the high one only when the low one carries. */
 const LOW_DIGITS = 7;
 const LOW_LIMIT = 16 ** LOW_DIGITS;
 const HIGH_DIGITS = 5;
