@@ -1,3 +1,4 @@
+import { fromBigInt } from './int64.js';
 import { endOfString, JsonTextError, MAX_JSON_DEPTH, scanJsonText, type TextSpan } from './json-text.js';
 
 /**
@@ -104,8 +105,12 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
 
   const toMarker = (value: bigint): string => `${prefix}${value}`;
   // A safe integer is written exactly as a number, and costs neither a marker to write back nor a raw JSON object.
-  const toWritable = (value: bigint): unknown =>
-    value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : rawJson === undefined ? toMarker(value) : rawJson(value.toString());
+  const toWritable = (value: bigint): unknown => {
+    const id = fromBigInt(value);
+    if (typeof id === 'number') return id;
+    return rawJson === undefined ? toMarker(value) : rawJson(value.toString());
+  };
+  const writable = (value: unknown): unknown => withBigints(value, toWritable);
 
   const unmarkText = (text: string): string => (text.includes(textPrefix) ? text.replace(markerInText, '$1') : text);
 
@@ -131,7 +136,7 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
     markValidText,
     revive,
     mark: (value) => withBigints(value, toMarker),
-    writable: (value) => withBigints(value, toWritable),
+    writable,
     writesMarkers: rawJson === undefined,
     unmarkText,
     hasMarkers: (text) => text.includes(textPrefix),
@@ -140,11 +145,11 @@ export function createInt64Json({ key = randomKey(), markersOnly = false }: Int6
       rawJson === undefined
         ? (text, parser = JSON.parse) => parseMarked(text, parser)
         : (text, parser = JSON.parse) => parseFromSource(text, parser),
-    stringify:
-      rawJson === undefined
-        ? (value) => unmarkText(JSON.stringify(withBigints(value, toWritable)))
-        : (value) => JSON.stringify(withBigints(value, toWritable)),
-    transformer: { serialize: (value) => withBigints(value, toWritable), deserialize: revive },
+    stringify: (value) => {
+      const text = JSON.stringify(writable(value));
+      return rawJson === undefined ? unmarkText(text) : text;
+    },
+    transformer: { serialize: writable, deserialize: revive },
   };
 }
 
